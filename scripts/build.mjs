@@ -1,0 +1,38 @@
+// Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
+// session-log is external everywhere so the agent and every plugin share one copy of it at run time.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const entries = [
+  { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
+  { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
+  { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
+  { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
+];
+
+const started = Date.now();
+await Promise.all(
+  entries
+    .filter((e) => existsSync(join(root, e.in)))
+    .map((e) =>
+      build({
+        entryPoints: [join(root, e.in)],
+        outfile: join(root, e.out),
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        sourcemap: 'linked',
+        logLevel: 'warning',
+        external: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay', './plugins/*'],
+        // Bundled CommonJS dependencies still call require(); give them one.
+        banner: {
+          js: `${e.banner ? `${e.banner}\n` : ''}import { createRequire as __acpCreateRequire } from 'node:module'; const require = __acpCreateRequire(import.meta.url);`,
+        },
+      }),
+    ),
+);
+if (process.env.ACP_SNAPSHOT_BUILD_QUIET !== '1') console.error(`build: ${entries.length} bundles in ${Date.now() - started} ms`);

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { RequestFingerprint } from './events.js';
+import type { LlmRequest } from './llm.js';
+
+/** Volatile roots of a session, replaced by `{{name}}` placeholders before hashing. */
+export type VolatileRoots = Record<string, string | undefined>;
+
+/** JSON with object keys sorted at every depth: the canonical text that is hashed. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Short sha256 (16 hex chars) of a canonical value. */
+export function shortHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+}
+
+/** Replaces every occurrence of each root (longest first) in every string of `value`. */
+export function replaceRoots<T>(value: T, roots: VolatileRoots): T {
+  const pairs = Object.entries(roots)
+    .filter((p): p is [string, string] => typeof p[1] === 'string' && p[1].length > 1)
+    .sort((a, b) => b[1].length - a[1].length);
+  if (pairs.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      let s = v;
+      for (const [name, root] of pairs) if (s.includes(root)) s = s.split(root).join(`{{${name}}}`);
+      return s;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/**
+ * The canonical fingerprint of a model request: per-part hashes plus an overall hash, computed
+ * after the session's volatile roots are replaced, so a recording made in one generated cwd
+ * matches a replay in another. The agent persists it in `llm/request`; replay recomputes and compares.
+ */
+export function fingerprintRequest(request: LlmRequest, roots: VolatileRoots = {}): RequestFingerprint {
+  const r = replaceRoots(request, roots);
+  const parts = {
+    model: shortHash(r.model),
+    system: shortHash(r.system),
+    tools: shortHash(r.tools),
+    params: shortHash({ ...r.params, purpose: r.purpose }),
+    messages: r.messages.map((m) => shortHash(m)),
+  };
+  return { hash: shortHash(parts), parts };
+}
+
+/** The first differing part of two fingerprints (`system`, `tools`, `messages[3]`...), or undefined. */
+export function firstDifferingPart(expected: RequestFingerprint, actual: RequestFingerprint): string | undefined {
+  if (expected.hash === actual.hash) return undefined;
+  for (const key of ['model', 'system', 'tools', 'params'] as const) {
+    if (expected.parts[key] !== actual.parts[key]) return key;
+  }
+  const a = expected.parts.messages;
+  const b = actual.parts.messages;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return `messages[${i}]`;
+  }
+  return 'hash';
+}

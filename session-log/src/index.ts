@@ -1,0 +1,3 @@
+export * from './events.js';
+export * from './fingerprint.js';
+export * from './llm.js';
