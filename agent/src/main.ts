@@ -1,0 +1,118 @@
+import { homedir } from 'node:os';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import pkg from '../package.json' with { type: 'json' };
+import { AcpAgent } from './acp-server.js';
+import { ConfigError, readConfigFile, resolveConfig } from './config.js';
+import { logLine } from './log.js';
+import { loadLlmPlugin } from './plugin-loader.js';
+import { createClock, createIds } from './seams.js';
+import type { AgentServices } from './services.js';
+import { SessionStore } from './session-store.js';
+import { createTools } from './tools/index.js';
+
+const USAGE = `usage: acp-snapshot-agent [--config PATH] [--overlay PATH]...
+
+An ACP coding agent speaking JSON-RPC over stdio. --config replaces the base config
+(default: agent/config.json); each --overlay is deep-merged over it in order. See agent/README.md.`;
+
+/** Command-line options of the agent. */
+interface CliArgs {
+  config: string;
+  overlays: string[];
+}
+
+function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { config: fileURLToPath(new URL('../config.json', import.meta.url)), overlays: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new ConfigError(`argument error: ${a} needs a path\n${USAGE}`);
+      return v;
+    };
+    if (a === '--config') args.config = value();
+    else if (a === '--overlay') args.overlays.push(value());
+    else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a.startsWith('--overlay=')) args.overlays.push(a.slice('--overlay='.length));
+    else if (a === '--help' || a === '-h') {
+      process.stderr.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (a === '--version') {
+      process.stderr.write(`${pkg.version}\n`);
+      process.exit(0);
+    } else throw new ConfigError(`argument error: unknown argument "${a}"\n${USAGE}`);
+  }
+  return args;
+}
+
+async function main(): Promise<void> {
+  // stdout is the ACP channel: anything a dependency prints with console.log goes to stderr instead.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+
+  const args = parseArgs(process.argv.slice(2));
+  const env = process.env;
+  const config = resolveConfig([readConfigFile(args.config), ...args.overlays.map(readConfigFile)], env);
+  const clock = createClock(config.clock);
+  const ids = createIds(config.ids);
+  const tools = createTools();
+  const toolEnv: Record<string, string | undefined> = {};
+  for (const name of config.tools.envPassthrough) if (env[name] !== undefined) toolEnv[name] = env[name];
+  Object.assign(toolEnv, config.tools.env);
+  const plugin = await loadLlmPlugin(config.llm, env, logLine);
+  const services: AgentServices = {
+    config,
+    plugin,
+    tools,
+    toolSchemas: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    store: new SessionStore(config.persistRoot, config.persistenceCompression, clock, ids),
+    clock,
+    ids,
+    toolEnv,
+    home: env.HOME || homedir(),
+    agentInfo: { name: 'acp-snapshot-agent', title: 'acp-snapshot reference agent', version: pkg.version },
+    log: logLine,
+  };
+  const agent = new AcpAgent(services);
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = agent.app().connect(stream);
+
+  let exitCode = 0;
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    shuttingDown ??= (async () => {
+      logLine(`shutting down (${reason})`);
+      await agent.close();
+      try {
+        await plugin.close?.();
+      } catch (e) {
+        logLine(`llm plugin "${plugin.name}" reported a problem at close: ${(e as Error).message}`);
+        exitCode = 1;
+      }
+      process.exit(exitCode);
+    })();
+    return shuttingDown;
+  };
+  process.on('SIGTERM', () => {
+    exitCode = 143;
+    void shutdown('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    exitCode = 130;
+    void shutdown('SIGINT');
+  });
+  await connection.closed;
+  await shutdown('stdin closed');
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
+  else process.stderr.write(`acp-snapshot-agent: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

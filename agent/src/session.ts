@@ -1,0 +1,84 @@
+import type { BodyEvent, VolatileRoots } from '@acp-snapshot/session-log';
+import {
+  type ContentBlock,
+  RequestError,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionUpdate,
+  type StopReason,
+} from '@agentclientprotocol/sdk';
+import type { Conversation } from './conversation.js';
+import { promptToText } from './prompt-content.js';
+import type { AgentServices } from './services.js';
+import type { SessionWriter } from './session-store.js';
+import type { FileAccess } from './tools/types.js';
+import { TurnRunner } from './turn.js';
+
+/** What a session needs from the ACP client: updates, permission questions, file access. */
+export interface SessionClient {
+  update(update: SessionUpdate): Promise<void>;
+  requestPermission(request: Omit<RequestPermissionRequest, 'sessionId'>): Promise<RequestPermissionResponse>;
+  fs: FileAccess;
+}
+
+/** One ACP session: its conversation, its log, and at most one running prompt turn. */
+export class AgentSession {
+  private turnAbort: AbortController | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly cwd: string,
+    readonly systemPrompt: string,
+    readonly services: AgentServices,
+    readonly client: SessionClient,
+    readonly writer: SessionWriter,
+    readonly conversation: Conversation,
+  ) {}
+
+  /** Volatile roots replaced by placeholders before fingerprinting requests. */
+  get roots(): VolatileRoots {
+    const { config, home } = this.services;
+    return { cwd: this.cwd, spill: config.spillRoot, persist: config.persistRoot, home };
+  }
+
+  /** Persists an event (durably) and applies it to the conversation: the only way state changes. */
+  async record(event: BodyEvent): Promise<void> {
+    await this.writer.write(event);
+    this.conversation.apply(event);
+  }
+
+  /** session/cancel: aborts the running turn, if any. A cancel between turns is a no-op. */
+  cancel(): void {
+    this.turnAbort?.abort();
+  }
+
+  /** Runs one prompt turn to its stop reason; errors that end the turn reject with a RequestError. */
+  async prompt(blocks: ContentBlock[]): Promise<StopReason> {
+    if (this.running) {
+      throw RequestError.invalidRequest(
+        { sessionId: this.id },
+        'a prompt is already running in this session; cancel it or wait for its response',
+      );
+    }
+    const text = promptToText(blocks);
+    const abort = new AbortController();
+    this.turnAbort = abort;
+    const run = new TurnRunner(this, this.conversation.lastTurn + 1, abort.signal).run(text);
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      // Cleared before the response is sent, so a late cancel cannot reach the next turn.
+      this.turnAbort = undefined;
+      this.running = undefined;
+    }
+  }
+
+  /** Cancels any running turn, waits for it to settle, and closes the log. */
+  async close(): Promise<void> {
+    this.cancel();
+    await this.running?.catch(() => {});
+    await this.writer.close();
+  }
+}

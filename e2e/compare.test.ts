@@ -1,0 +1,105 @@
+import { expect, test } from '@playwright/test';
+import {
+  attachFailureArtifacts,
+  firstEventPatch,
+  nonJsonLines,
+  sessionLogExpect,
+  stdoutSnapshotText,
+  unionReplayReports,
+  unusedCallsProblem,
+} from './compare.js';
+import type { TestRoots } from './roots.js';
+
+const roots: TestRoots = {
+  root: '/tmp/acp-snap-00000000-aaaaaa',
+  cwd: '/tmp/acp-snap-00000000-aaaaaa/work',
+  persistRoot: '/tmp/acp-snap-00000000-aaaaaa/persist',
+  spillRoot: '/tmp/acp-snap-00000000-aaaaaa/spill',
+  home: '/tmp/acp-snap-00000000-aaaaaa/home',
+  aliases: {},
+};
+
+test('stdout snapshot text is normalized JSON lines ending with a newline', () => {
+  const text = stdoutSnapshotText(
+    {
+      stdout: [
+        { text: '{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s-1"}}', process: 0 },
+        { text: `{"jsonrpc":"2.0","method":"m","params":{"cwd":"${roots.cwd}/x"}}`, process: 0 },
+      ],
+    },
+    roots,
+  );
+  expect(text).toBe(
+    '{"jsonrpc":"2.0","id":"{{id:1}}","result":{"sessionId":"{{sessionId:1}}"}}\n{"jsonrpc":"2.0","method":"m","params":{"cwd":"{{cwd}}/x"}}\n',
+  );
+  expect(stdoutSnapshotText({ stdout: [] }, roots)).toBe('');
+  expect(nonJsonLines(text)).toEqual([]);
+  expect(nonJsonLines('{}\nnot json\n{"a":1}\n')).toEqual(['line 2: "not json"']);
+});
+
+test('replay reports are unioned over processes; unused calls are named', () => {
+  const report = unionReplayReports([
+    'booting\nllm-replay: {"scenario":"s","consumed":[0,1],"total":4}\n',
+    'llm-replay: {"scenario":"s","consumed":[2],"total":4}\n',
+  ]);
+  expect(report).toEqual({ consumed: [0, 1, 2], total: 4 });
+  expect(unusedCallsProblem('s', report, 4)).toBe(
+    's: 1 of 4 recorded model call(s) were never requested (unused call indices: 3). The agent now makes fewer model calls than the recording; if that is intended, run `npx playwright test --project=refresh -g s`.',
+  );
+  expect(unusedCallsProblem('s', { consumed: [0, 1], total: 2 }, 2)).toBeUndefined();
+  expect(unionReplayReports(['nothing here'])).toBeUndefined();
+  expect(unusedCallsProblem('s', undefined, 0)).toBeUndefined();
+  expect(unusedCallsProblem('s', undefined, 2)).toMatch(/^s: session\.jsonl holds 2 model call\(s\) but no agent process printed/);
+});
+
+test('the JSON Patch covers the first differing event only', () => {
+  const a = '{"type":"a"}\n{"type":"turn/end","kind":"completed"}\n{"x":1}\n';
+  const b = '{"type":"a"}\n{"type":"turn/end","kind":"error","error":{"message":"m"}}\n{"x":2}\n';
+  expect(firstEventPatch(a, b)).toEqual({
+    line: 2,
+    patch: [
+      { op: 'replace', path: '/kind', value: 'error' },
+      { op: 'add', path: '/error', value: { message: 'm' } },
+    ],
+    expected: { type: 'turn/end', kind: 'completed' },
+    actual: { type: 'turn/end', kind: 'error', error: { message: 'm' } },
+  });
+});
+
+test('toMatchSessionLog passes on normalized equality and explains a difference', () => {
+  sessionLogExpect('{"sessionId":"abc1"}\n').toMatchSessionLog({ text: '{"sessionId":"zzz9"}\n', file: 'f', scenario: 's' });
+  let message = '';
+  try {
+    sessionLogExpect('{"a":1}\n{"b":2}\n').toMatchSessionLog({
+      text: '{"a":1}\n{"b":3}\n',
+      file: 'fixtures/scenarios/s/session.jsonl',
+      scenario: 's',
+    });
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  expect(message).toContain('The re-persisted, projected session log differs from fixtures/scenarios/s/session.jsonl (first difference at line 2).');
+  expect(message).toContain('-{"b":3}\n+{"b":2}');
+  expect(message).toContain('run `npx playwright test --project=refresh -g s`');
+});
+
+test('failure artifacts are attached inline', async ({}, testInfo) => {
+  await attachFailureArtifacts(testInfo, {
+    result: { stdout: [{ text: '{"x":1}', process: 0 }], stderr: ['oops'], exits: [0], processMs: [1], problems: [] },
+    expectedLog: '{"a":1}\n',
+    actualLog: '{"a":2}\n',
+    rawLog: '{"seq":1}\n',
+  });
+  const names = testInfo.attachments.map((a) => a.name);
+  expect(names).toEqual([
+    'session.jsonl.diff',
+    'first-differing-event.line-1.patch.json',
+    'stdout.raw.jsonl',
+    'stderr.txt',
+    'session.projected.jsonl',
+    'session.raw.jsonl',
+  ]);
+  const patch = testInfo.attachments.find((a) => a.name.endsWith('.patch.json'))!;
+  expect(JSON.parse(String(patch.body))).toEqual([{ op: 'replace', path: '/a', value: 2 }]);
+  expect(String(testInfo.attachments[3]!.body)).toBe('--- agent process 1 ---\noops');
+});

@@ -1,0 +1,156 @@
+/**
+ * Comparison of a run with its scenario's fixtures: the harvested, projected session log against
+ * `session.jsonl` (custom matcher) and stdout against `stdout.expected.jsonl` (Playwright snapshot),
+ * with the failure artifacts a reviewer needs attached inline.
+ */
+import { expect, type TestInfo } from '@playwright/test';
+import jsonPatch from 'fast-json-patch';
+import { firstDifferingLine, unifiedDiff } from './diff.js';
+import type { DriverResult } from './driver.js';
+import { normalizeJsonlText, normalizeStdout } from './normalize.js';
+import { rootMap, type TestRoots } from './roots.js';
+
+/** The scenario's stdout as the snapshot text: normalized JSON lines, newline-terminated. */
+export function stdoutSnapshotText(result: Pick<DriverResult, 'stdout'>, roots: TestRoots): string {
+  const lines = normalizeStdout(result.stdout, { roots: rootMap(roots), aliases: roots.aliases });
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/** Lines of a stdout.expected.jsonl text that are not JSON, as "line N: ..." messages. */
+export function nonJsonLines(text: string): string[] {
+  const out: string[] = [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((line, i) => {
+    try {
+      JSON.parse(line);
+    } catch {
+      out.push(`line ${i + 1}: ${JSON.stringify(line.slice(0, 120))}`);
+    }
+  });
+  return out;
+}
+
+/** The stderr report of the replay plugin: `llm-replay: {"scenario":..,"consumed":[..],"total":N}`. */
+export interface ReplayReport {
+  consumed: number[];
+  total: number;
+}
+
+const REPORT_PREFIX = 'llm-replay: ';
+
+/** Unions the replay reports of all agent processes of a run; undefined when no process reported. */
+export function unionReplayReports(stderr: readonly string[]): ReplayReport | undefined {
+  let found = false;
+  const consumed = new Set<number>();
+  let total = 0;
+  for (const text of stderr) {
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(REPORT_PREFIX)) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line.slice(REPORT_PREFIX.length));
+      } catch {
+        continue;
+      }
+      const v = value as { consumed?: unknown; total?: unknown };
+      if (!Array.isArray(v.consumed) || typeof v.total !== 'number') continue;
+      found = true;
+      for (const c of v.consumed) if (typeof c === 'number') consumed.add(c);
+      total = Math.max(total, v.total);
+    }
+  }
+  return found ? { consumed: [...consumed].sort((a, b) => a - b), total } : undefined;
+}
+
+/** The "calls left unused" failure message, or undefined when every recorded model call was served. */
+export function unusedCallsProblem(name: string, report: ReplayReport | undefined, recordedCalls: number): string | undefined {
+  if (!report) {
+    return recordedCalls > 0
+      ? `${name}: session.jsonl holds ${recordedCalls} model call(s) but no agent process printed an "llm-replay:" report on stderr (is the agent running with the replay overlay?)`
+      : undefined;
+  }
+  const unused: number[] = [];
+  for (let i = 0; i < report.total; i++) if (!report.consumed.includes(i)) unused.push(i);
+  if (unused.length === 0) return undefined;
+  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused call indices: ${unused.join(', ')}). The agent now makes fewer model calls than the recording; if that is intended, run \`npx playwright test --project=refresh -g ${name}\`.`;
+}
+
+/** Lines on stderr where the replay plugin reported an error (drift, exhausted script...). */
+export function replayErrors(stderr: readonly string[]): string[] {
+  return stderr
+    .flatMap((t) => t.split('\n'))
+    .filter((l) => /llm-replay/.test(l) && !l.startsWith(REPORT_PREFIX) && /drift|exhaust|error|mismatch/i.test(l));
+}
+
+/** The JSON Patch from the first differing event of the expected log to the actual one. */
+export function firstEventPatch(
+  expected: string,
+  actual: string,
+): { line: number; patch: jsonPatch.Operation[]; expected: unknown; actual: unknown } | undefined {
+  const line = firstDifferingLine(expected, actual);
+  if (line === undefined) return undefined;
+  const parse = (text: string) => {
+    const l = text.split('\n')[line - 1];
+    if (l === undefined || l === '') return null;
+    try {
+      return JSON.parse(l) as unknown;
+    } catch {
+      return l;
+    }
+  };
+  const e = parse(expected);
+  const a = parse(actual);
+  const patch =
+    e && a && typeof e === 'object' && typeof a === 'object'
+      ? jsonPatch.compare(e as object, a as object)
+      : [{ op: 'replace' as const, path: '', value: a }];
+  return { line, patch, expected: e, actual: a };
+}
+
+/** Everything attached to a failing scenario test. */
+export interface FailureArtifacts {
+  result?: DriverResult;
+  expectedLog?: string;
+  actualLog?: string;
+  rawLog?: string;
+}
+
+/** Attaches raw stdout, stderr, the log, its unified diff and the JSON Patch of the first differing event. */
+export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtifacts): Promise<void> {
+  const text = (name: string, body: string, contentType = 'text/plain') =>
+    testInfo.attach(name, { body: Buffer.from(body), contentType });
+  if (a.expectedLog !== undefined && a.actualLog !== undefined && a.expectedLog !== a.actualLog) {
+    await text('session.jsonl.diff', unifiedDiff(a.expectedLog, a.actualLog, { expected: 'session.jsonl', actual: 'replay' }), 'text/x-diff');
+    const p = firstEventPatch(a.expectedLog, a.actualLog);
+    if (p) await text(`first-differing-event.line-${p.line}.patch.json`, `${JSON.stringify(p.patch, null, 2)}\n`, 'application/json');
+  }
+  if (a.result) {
+    await text('stdout.raw.jsonl', a.result.stdout.map((l) => l.text).join('\n'));
+    await text('stderr.txt', a.result.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'));
+  }
+  if (a.actualLog !== undefined) await text('session.projected.jsonl', a.actualLog);
+  if (a.rawLog !== undefined) await text('session.raw.jsonl', a.rawLog);
+}
+
+/** Custom matchers: `expect(actualProjection).toMatchSessionLog({ text, file, scenario })`. */
+export const sessionLogExpect = expect.extend({
+  toMatchSessionLog(received: string, expected: { text: string; file: string; scenario: string }) {
+    const actual = normalizeJsonlText(received);
+    const wanted = normalizeJsonlText(expected.text);
+    if (actual === wanted) {
+      return { pass: true, name: 'toMatchSessionLog', message: () => `session log equals ${expected.file}` };
+    }
+    const line = firstDifferingLine(wanted, actual);
+    const diff = unifiedDiff(wanted, actual, { expected: expected.file, actual: 'replay' });
+    const shown = diff.split('\n').slice(0, 60).join('\n');
+    return {
+      pass: false,
+      name: 'toMatchSessionLog',
+      message: () =>
+        `The re-persisted, projected session log differs from ${expected.file} (first difference at line ${line}).\n\n${shown}\n` +
+        `(full diff, JSON Patch of the first differing event, stdout and stderr are attached)\n` +
+        `If the change is intended, run \`npx playwright test --project=refresh -g ${expected.scenario}\`.`,
+    };
+  },
+});

@@ -1,0 +1,153 @@
+/**
+ * Normalization shared by both compared surfaces (agent stdout lines and the projected session log):
+ * volatile values become placeholders numbered by first appearance, so two runs in different
+ * generated directories, processes and sessions compare equal while equal values stay visibly equal.
+ * Deterministic (same input, same output) and idempotent (normalizing a normalized text changes nothing).
+ */
+
+/** Volatile directories of one test, replaced by `{{name}}` (longest first). */
+export type NormalizeRoots = Record<string, string | undefined>;
+
+/** Options of one normalization surface. */
+export interface NormalizeOptions {
+  /** name -> directory, e.g. { cwd, persistRoot, spillRoot, home }. */
+  roots?: NormalizeRoots;
+  /** name -> other spellings of the same root (realpath, /private prefix...). */
+  aliases?: Record<string, string[]>;
+}
+
+const PLACEHOLDER = /^\{\{[A-Za-z]+(?::\d+)?\}\}$/;
+const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
+/** Per-test roots the harness generates (see roots.ts), also when they leak from another run. */
+const GENERATED_ROOT = /(?:\/private)?\/tmp\/acp-snap-[0-9a-f]{8}-[A-Za-z0-9]{6}/g;
+const EPOCH_MS_MIN = 946_684_800_000; // 2000-01-01
+const EPOCH_MS_MAX = 4_102_444_800_000; // 2100-01-01
+const EPOCH_KEY = /^(ts|time|timestamp|date)$|(Time|Timestamp|At|_at|_ts)$/;
+const DURATION_KEY = /(duration|elapsed|latency)(Ms|_ms|Seconds|_s)?$/i;
+const PID_KEY = /^(pid|processId|process_id)$/;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A normalization surface: holds the placeholder numbering, so use one instance per compared text. */
+export class Normalizer {
+  private readonly rootPairs: Array<[string, string]>;
+  private readonly numbers = new Map<string, Map<string, number>>();
+  private readonly sessionIds: string[] = [];
+  private process = 0;
+
+  constructor(opts: NormalizeOptions = {}) {
+    const pairs: Array<[string, string]> = [];
+    for (const [name, dir] of Object.entries(opts.roots ?? {})) {
+      if (dir && dir.length > 1) pairs.push([name, dir.replace(/\/+$/, '')]);
+      for (const alias of opts.aliases?.[name] ?? []) if (alias.length > 1) pairs.push([name, alias.replace(/\/+$/, '')]);
+    }
+    // Longest first, so a root nested in another (cwd inside the test root) wins.
+    this.rootPairs = pairs.sort((a, b) => b[1].length - a[1].length);
+  }
+
+  /** Marks the start of the next agent process: JSON-RPC ids restart per connection. */
+  nextProcess(): void {
+    this.process++;
+  }
+
+  private number(kind: string, value: string): string {
+    let table = this.numbers.get(kind);
+    if (!table) {
+      table = new Map();
+      this.numbers.set(kind, table);
+    }
+    let n = table.get(value);
+    if (n === undefined) {
+      n = table.size + 1;
+      table.set(value, n);
+    }
+    return `{{${kind}:${n}}}`;
+  }
+
+  /** Registers session ids found under `sessionId` keys, so they are also replaced inside other strings. */
+  collectSessionIds(value: unknown): void {
+    if (Array.isArray(value)) {
+      for (const v of value) this.collectSessionIds(v);
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k === 'sessionId' && typeof v === 'string' && v.length > 0 && !this.sessionIds.includes(v)) {
+          this.sessionIds.push(v);
+        } else this.collectSessionIds(v);
+      }
+    }
+  }
+
+  /** Normalizes a string: roots, generated temp roots, session ids, ISO timestamps. */
+  string(s: string): string {
+    if (PLACEHOLDER.test(s)) return s;
+    let out = s;
+    for (const [name, dir] of this.rootPairs) {
+      if (out.includes(dir)) out = out.replace(new RegExp(`${escapeRegExp(dir)}(?![A-Za-z0-9._-])`, 'g'), `{{${name}}}`);
+    }
+    out = out.replace(GENERATED_ROOT, '{{root}}');
+    // Longest first so an id that prefixes another is not replaced inside it.
+    for (const id of [...this.sessionIds].sort((a, b) => b.length - a.length)) {
+      if (id.length >= 4 && !PLACEHOLDER.test(id) && out.includes(id)) out = out.split(id).join(this.number('sessionId', id));
+    }
+    out = out.replace(ISO_TIMESTAMP, (m) => this.number('timestamp', m));
+    return out;
+  }
+
+  /** Normalizes any JSON value; `key` is the property it sits under. */
+  value(v: unknown, key?: string): unknown {
+    if (typeof v === 'string') {
+      if (key === 'sessionId') return PLACEHOLDER.test(v) ? v : this.number('sessionId', v);
+      return this.string(v);
+    }
+    if (typeof v === 'number' && key !== undefined) {
+      if (PID_KEY.test(key) && Number.isInteger(v)) return this.number('pid', String(v));
+      if (DURATION_KEY.test(key)) return '{{duration}}';
+      if (EPOCH_KEY.test(key) && v >= EPOCH_MS_MIN && v < EPOCH_MS_MAX) return this.number('timestamp', String(v));
+      return v;
+    }
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => this.value(x));
+    const isMessage = 'jsonrpc' in v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      // A JSON-RPC id keeps its direction: agent requests (with `method`) and responses to the client's requests.
+      if (isMessage && k === 'id' && x !== null) {
+        out[k] = this.number('id', `${this.process}:${'method' in v ? 'agent' : 'client'}:${String(x)}`);
+      } else out[k] = this.value(x, k);
+    }
+    return out;
+  }
+
+  /** Normalizes a sequence of JSON texts (one value each), collecting session ids over all of them first. */
+  lines(lines: readonly string[]): string[] {
+    const parsed = lines.map((l) => JSON.parse(l) as unknown);
+    for (const p of parsed) this.collectSessionIds(p);
+    return parsed.map((p) => JSON.stringify(this.value(p)));
+  }
+}
+
+/** Agent stdout, possibly from several processes (an index per line), as normalized JSON lines. */
+export function normalizeStdout(lines: ReadonlyArray<{ text: string; process: number }>, opts: NormalizeOptions = {}): string[] {
+  const n = new Normalizer(opts);
+  const parsed = lines.map((l) => ({ value: JSON.parse(l.text) as unknown, process: l.process }));
+  for (const p of parsed) n.collectSessionIds(p.value);
+  let current = parsed[0]?.process ?? 0;
+  return parsed.map((p) => {
+    if (p.process !== current) {
+      current = p.process;
+      n.nextProcess();
+    }
+    return JSON.stringify(n.value(p.value));
+  });
+}
+
+/** A JSONL text (a projected session log) normalized line by line; blank trailing line kept. */
+export function normalizeJsonlText(text: string, opts: NormalizeOptions = {}): string {
+  const lines = text.split('\n');
+  const trailing = lines[lines.length - 1] === '';
+  if (trailing) lines.pop();
+  const out = new Normalizer(opts).lines(lines);
+  return out.join('\n') + (trailing ? '\n' : '');
+}

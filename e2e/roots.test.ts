@@ -1,0 +1,61 @@
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { createTestRoots, removeTestRoots, rootMap, scenarioKey } from './roots.js';
+
+test('roots are fresh, isolated, seeded, and of fixed length per scenario', async () => {
+  const seed = await mkdtemp(join(tmpdir(), 'seed-'));
+  mkdirSync(join(seed, 'src'));
+  await writeFile(join(seed, 'src', 'a.txt'), 'hello\n');
+  const a = await createTestRoots('hello', { seedDir: seed });
+  const b = await createTestRoots('hello', { seedDir: seed });
+  try {
+    expect(a.root).toMatch(new RegExp(`^/tmp/acp-snap-${scenarioKey('hello')}-[A-Za-z0-9]{6}$`));
+    expect(a.root).not.toBe(b.root);
+    expect(a.spillRoot.length).toBe(b.spillRoot.length);
+    expect(a.cwd.length).toBe(b.cwd.length);
+    expect(await readFile(join(a.cwd, 'src', 'a.txt'), 'utf8')).toBe('hello\n');
+    await writeFile(join(a.cwd, 'src', 'a.txt'), 'changed');
+    expect(await readFile(join(b.cwd, 'src', 'a.txt'), 'utf8')).toBe('hello\n');
+    expect(rootMap(a)).toEqual({
+      cwd: `${a.root}/work`,
+      workspaceParent: undefined,
+      persistRoot: `${a.root}/persist`,
+      spillRoot: `${a.root}/spill`,
+      home: `${a.root}/home`,
+      root: a.root,
+    });
+    expect(scenarioKey('hello')).not.toBe(scenarioKey('hello2'));
+  } finally {
+    await Promise.all([removeTestRoots(a), removeTestRoots(b), rm(seed, { recursive: true })]);
+  }
+});
+
+test('workspaceParent seeds the parent and puts the cwd inside it', async () => {
+  const seed = await mkdtemp(join(tmpdir(), 'seed-'));
+  await writeFile(join(seed, 'AGENTS.md'), 'rules');
+  const r = await createTestRoots('wp', { seedDir: seed, workspaceParent: 'packages/app' });
+  try {
+    expect(r.workspaceParent).toBe(`${r.root}/work`);
+    expect(r.cwd).toBe(`${r.root}/work/packages/app`);
+    expect(await readFile(join(r.cwd, '..', '..', 'AGENTS.md'), 'utf8')).toBe('rules');
+  } finally {
+    await Promise.all([removeTestRoots(r), rm(seed, { recursive: true })]);
+  }
+});
+
+test('a symlinked base records the real path as an alias', async () => {
+  const real = await mkdtemp(join(tmpdir(), 'real-'));
+  const link = `${real}-link`;
+  await symlink(real, link);
+  const r = await createTestRoots('alias', { base: link });
+  try {
+    expect(r.aliases.cwd).toEqual([`${real}${r.cwd.slice(link.length)}`]);
+  } finally {
+    await removeTestRoots(r);
+    await rm(link);
+    await rm(real, { recursive: true });
+  }
+});

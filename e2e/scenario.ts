@@ -1,0 +1,150 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+
+/** How the harness answers the Nth `session/request_permission` of a scenario. */
+export const PermissionAnswer = z.enum(['allow', 'reject', 'cancel']);
+export type PermissionAnswer = z.infer<typeof PermissionAnswer>;
+
+/** When the harness sends `session/cancel` during a prompt. */
+export const CancelPoint = z.union([
+  z.strictObject({ after: z.literal('first_message_chunk') }),
+  z.strictObject({ afterUpdates: z.number().int().positive() }),
+  z.strictObject({ after: z.literal('permission_request') }),
+]);
+export type CancelPoint = z.infer<typeof CancelPoint>;
+
+/** The ACP stop reasons a prompt may be expected to end with. */
+export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
+
+/** One step of a scenario's script, run in order against the agent. */
+export const Step = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('initialize'), protocolVersion: z.number().int().positive().default(1) }),
+  z.strictObject({ op: z.literal('new_session') }),
+  /** Loads the scenario's session (created earlier by new_session, usually in a previous process). */
+  z.strictObject({ op: z.literal('load_session') }),
+  z.strictObject({
+    op: z.literal('prompt'),
+    text: z.string().min(1),
+    expectStopReason: StopReason.default('end_turn'),
+    /** The prompt must fail with a JSON-RPC error whose message contains this text (then no stop reason). */
+    expectError: z.string().min(1).optional(),
+    cancel: CancelPoint.optional(),
+  }),
+  /** Closes stdin, awaits the agent's graceful exit, and starts a fresh agent process. */
+  z.strictObject({ op: z.literal('restart') }),
+]);
+export type Step = z.infer<typeof Step>;
+
+/** ACP client capabilities the harness advertises (and honours: fs/* is answered only when offered). */
+export const ClientCapabilities = z.strictObject({
+  fs: z.strictObject({ readTextFile: z.boolean(), writeTextFile: z.boolean() }).default({
+    readTextFile: false,
+    writeTextFile: false,
+  }),
+  terminal: z.literal(false).default(false),
+});
+export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
+
+/** A scenario's `input.json`: the script the harness drives and how it answers the agent. */
+export const Scenario = z
+  .strictObject({
+    description: z
+      .string()
+      .min(1)
+      .refine((s) => !s.includes('\n'), 'must be one line'),
+    clientCapabilities: ClientCapabilities.default({
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+    }),
+    steps: z.array(Step).min(1),
+    /** Answers to permission requests, in the order the agent asks them. */
+    permissions: z.array(PermissionAnswer).default([]),
+    flags: z
+      .strictObject({
+        /** The scenario ships a hand-written `replay.override.json` that replaces the derived replay. */
+        overridden: z.boolean().default(false),
+        /** The workspace seed lands in a parent directory and the session cwd is this relative path inside it. */
+        workspaceParent: z
+          .string()
+          .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'must be a relative path like "packages/app"')
+          .refine((p) => !p.split('/').includes('..'), 'must not contain ".."')
+          .optional(),
+      })
+      .default({ overridden: false }),
+    /** Whole-scenario budget; the agent's process group is killed when it runs out. */
+    timeoutMs: z.number().int().positive().max(600_000).default(30_000),
+  })
+  .superRefine((s, ctx) => {
+    const news = s.steps.filter((st) => st.op === 'new_session').length;
+    if (news > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps'],
+        message: `has ${news} new_session steps; a scenario records exactly one session log`,
+      });
+    }
+    let seenNew = false;
+    let restartedSinceNew = false;
+    s.steps.forEach((st, i) => {
+      if (st.op === 'new_session') seenNew = true;
+      if (st.op === 'restart' && seenNew) restartedSinceNew = true;
+      if (st.op === 'load_session' && !seenNew) {
+        ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'load_session needs an earlier new_session' });
+      }
+      if (st.op === 'load_session' && !restartedSinceNew) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i],
+          message: 'load_session must follow a restart (a session is loaded in a fresh agent process)',
+        });
+      }
+      if (st.op === 'prompt' && !seenNew) {
+        ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'prompt needs an earlier new_session' });
+      }
+      if (st.op === 'prompt' && st.cancel && st.expectStopReason !== 'cancelled') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i, 'expectStopReason'],
+          message: 'a prompt with a cancel point must expect "cancelled"',
+        });
+      }
+    });
+  });
+export type Scenario = z.infer<typeof Scenario>;
+/** What a scenario author writes (defaults not yet applied). */
+export type ScenarioInput = z.input<typeof Scenario>;
+
+/** A scenario file that does not parse or validate; the message names the file and the field. */
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}
+
+/** Validates parsed `input.json` content; `file` is named in every error. */
+export function parseScenario(value: unknown, file: string): Scenario {
+  const result = Scenario.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => `  ${fieldPath(i.path)}: ${i.message}`);
+  throw new ScenarioError(`${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see README "Adding a scenario").`);
+}
+
+/** Reads and validates a scenario's `input.json`. */
+export async function loadScenario(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new ScenarioError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseScenario(value, file);
+}

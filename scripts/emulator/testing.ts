@@ -1,0 +1,60 @@
+// Helpers for tests that talk to the emulator over raw HTTP and look at the exact bytes.
+
+/** What a raw request saw: status, headers, every byte of body that arrived, and how the body ended. */
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Set when reading the body failed (a cut connection); the text holds what arrived before. */
+  error?: string;
+}
+
+/** POSTs a JSON body and reads the whole response body, keeping the prefix if the connection is cut. */
+export async function rawPost(
+  url: string,
+  body: unknown,
+  init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<RawResponse> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(init.signal && { signal: init.signal }),
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    return { status: res.status, headers: res.headers, text };
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code;
+    return { status: res.status, headers: res.headers, text, error: `${(e as Error).message}${cause ? ` (${cause})` : ''}` };
+  }
+}
+
+/** SSE text -> its events: parsed data objects, the literal `[DONE]`, invalid data lines as `{raw}`, comments. */
+export function sseEvents(text: string): ({ data: unknown } | { done: true } | { raw: string } | { comment: string })[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block !== '')
+    .map((block) => {
+      if (block.startsWith(':')) return { comment: block.slice(1).trim() };
+      const data = block.replace(/^data: /, '');
+      if (data === '[DONE]') return { done: true as const };
+      try {
+        return { data: JSON.parse(data) as unknown };
+      } catch {
+        return { raw: data };
+      }
+    });
+}
+
+/** Only the parsed data chunks of an SSE text. */
+export function dataChunks(text: string): Record<string, any>[] {
+  return sseEvents(text).flatMap((e) => ('data' in e ? [e.data as Record<string, any>] : []));
+}
