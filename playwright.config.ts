@@ -1,6 +1,20 @@
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import type { SnapshotOptions } from './e2e/fixtures.js';
+import { fixturesDir, REPO_ROOT } from './e2e/scenarios.js';
 
 const CI = !!process.env.CI;
+
+/** The agent under test, by command line only (the harness never imports agent/ code). */
+const agent = (overlay: string) => [
+  process.execPath,
+  join(REPO_ROOT, 'agent/dist/main.js'),
+  '--overlay',
+  join(REPO_ROOT, 'agent/overlays', overlay),
+];
+
+/** stdout.expected.jsonl of a scenario is the snapshot `toMatchSnapshot([NAME, 'stdout.expected.jsonl'])`. */
+const stdoutSnapshots = `${fixturesDir()}/scenarios/{arg}{ext}`;
 
 /**
  * Projects:
@@ -8,7 +22,7 @@ const CI = !!process.env.CI;
  * - unit: package unit/property tests and agent process tests (run by `npm test`).
  * - record, refresh: rewrite fixtures; only when named with --project.
  */
-export default defineConfig({
+export default defineConfig<SnapshotOptions>({
   outputDir: 'test-results',
   retries: 0,
   workers: 2,
@@ -23,12 +37,53 @@ export default defineConfig({
   ],
   use: { trace: 'retain-on-failure' },
   projects: [
+    // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
+    { name: 'conformance', default: false, testDir: './e2e/conformance', testMatch: '**/*.spec.ts', timeout: 120_000 },
     {
       name: 'unit',
       default: false,
       testDir: '.',
-      testMatch: ['{session-log,replay-plugin,agent}/src/**/*.test.ts', 'agent/test/**/*.spec.ts', 'scripts/**/*.test.ts', 'e2e/**/*.test.ts'],
+      testMatch: [
+        '{session-log,replay-plugin,agent}/src/**/*.test.ts',
+        'agent/test/**/*.spec.ts',
+        'scripts/**/*.test.ts',
+        'e2e/**/*.test.ts',
+      ],
       testIgnore: ['**/node_modules/**'],
+    },
+    { name: 'guards', testDir: './e2e', testMatch: 'guards.spec.ts' },
+    {
+      name: 'replay',
+      testDir: './e2e',
+      testMatch: 'replay.spec.ts',
+      snapshotPathTemplate: stdoutSnapshots,
+      timeout: 120_000,
+      use: { agentCommand: agent('replay.json') },
+    },
+    {
+      name: 'record',
+      default: false,
+      testDir: './e2e',
+      testMatch: 'record.spec.ts',
+      timeout: 300_000,
+      use: { agentCommand: agent('record.json') },
+    },
+    {
+      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator).
+      name: 'record-emulator',
+      default: false,
+      testDir: './e2e',
+      testMatch: 'proofs.spec.ts',
+      timeout: 300_000,
+      use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
+    },
+    {
+      name: 'refresh',
+      default: false,
+      testDir: './e2e',
+      testMatch: 'refresh.spec.ts',
+      timeout: 120_000,
+      use: { agentCommand: agent('replay.json') },
     },
   ],
 });

@@ -3,6 +3,7 @@ import {
   attachFailureArtifacts,
   firstEventPatch,
   nonJsonLines,
+  replayFailures,
   sessionLogExpect,
   stdoutSnapshotText,
   unionReplayReports,
@@ -39,17 +40,19 @@ test('stdout snapshot text is normalized JSON lines ending with a newline', () =
 
 test('replay reports are unioned over processes; unused calls are named', () => {
   const report = unionReplayReports([
-    'booting\nllm-replay: {"scenario":"s","consumed":[0,1],"total":4}\n',
-    'llm-replay: {"scenario":"s","consumed":[2],"total":4}\n',
+    'booting\nllm-replay: {"scenario":"s","consumed":[1,2],"total":4}\n',
+    'llm-replay: {"scenario":"s","consumed":[3],"total":4}\n',
   ]);
-  expect(report).toEqual({ consumed: [0, 1, 2], total: 4 });
+  expect(report).toEqual({ consumed: [1, 2, 3], total: 4 });
   expect(unusedCallsProblem('s', report, 4)).toBe(
-    's: 1 of 4 recorded model call(s) were never requested (unused call indices: 3). The agent now makes fewer model calls than the recording; if that is intended, run `npx playwright test --project=refresh -g s`.',
+    's: 1 of 4 recorded model call(s) were never requested (unused calls: 4, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run `npx playwright test --project=refresh -g s`.',
   );
-  expect(unusedCallsProblem('s', { consumed: [0, 1], total: 2 }, 2)).toBeUndefined();
+  expect(unusedCallsProblem('s', { consumed: [1, 2], total: 2 }, 2)).toBeUndefined();
   expect(unionReplayReports(['nothing here'])).toBeUndefined();
   expect(unusedCallsProblem('s', undefined, 0)).toBeUndefined();
-  expect(unusedCallsProblem('s', undefined, 2)).toMatch(/^s: session\.jsonl holds 2 model call\(s\) but no agent process printed/);
+  expect(unusedCallsProblem('s', undefined, 2)).toMatch(
+    /^s: session\.jsonl holds 2 model call\(s\) but no agent process printed/,
+  );
 });
 
 test('the JSON Patch covers the first differing event only', () => {
@@ -67,7 +70,11 @@ test('the JSON Patch covers the first differing event only', () => {
 });
 
 test('toMatchSessionLog passes on normalized equality and explains a difference', () => {
-  sessionLogExpect('{"sessionId":"abc1"}\n').toMatchSessionLog({ text: '{"sessionId":"zzz9"}\n', file: 'f', scenario: 's' });
+  sessionLogExpect('{"sessionId":"abc1"}\n').toMatchSessionLog({
+    text: '{"sessionId":"zzz9"}\n',
+    file: 'f',
+    scenario: 's',
+  });
   let message = '';
   try {
     sessionLogExpect('{"a":1}\n{"b":2}\n').toMatchSessionLog({
@@ -78,14 +85,23 @@ test('toMatchSessionLog passes on normalized equality and explains a difference'
   } catch (e) {
     message = (e as Error).message;
   }
-  expect(message).toContain('The re-persisted, projected session log differs from fixtures/scenarios/s/session.jsonl (first difference at line 2).');
+  expect(message).toContain(
+    'The re-persisted, projected session log differs from fixtures/scenarios/s/session.jsonl (first difference at line 2).',
+  );
   expect(message).toContain('-{"b":3}\n+{"b":2}');
   expect(message).toContain('run `npx playwright test --project=refresh -g s`');
 });
 
-test('failure artifacts are attached inline', async ({}, testInfo) => {
+test('failure artifacts are attached inline', async () => {
+  const testInfo = test.info();
   await attachFailureArtifacts(testInfo, {
-    result: { stdout: [{ text: '{"x":1}', process: 0 }], stderr: ['oops'], exits: [0], processMs: [1], problems: [] },
+    result: {
+      stdout: [{ text: '{"x":1}', process: 0 }],
+      stderr: ['oops'],
+      exits: [0],
+      processMs: [1],
+      problems: [],
+    },
     expectedLog: '{"a":1}\n',
     actualLog: '{"a":2}\n',
     rawLog: '{"seq":1}\n',
@@ -102,4 +118,26 @@ test('failure artifacts are attached inline', async ({}, testInfo) => {
   const patch = testInfo.attachments.find((a) => a.name.endsWith('.patch.json'))!;
   expect(JSON.parse(String(patch.body))).toEqual([{ op: 'replace', path: '/a', value: 2 }]);
   expect(String(testInfo.attachments[3]!.body)).toBe('--- agent process 1 ---\noops');
+});
+
+test('replay errors are the plugin lines other than its report, else replay errors ending a turn', () => {
+  const stderr = [
+    'llm-replay: request drift at turn 1 step 0: messages[2].content differs\nllm-replay:   live "hi"\nllm-replay: {"scenario":"s","consumed":[1],"total":2}\n' +
+      'llm-replay: scenario s: 1 recorded model call was never made (call 2) by this agent process\nllm-replay: warning: x\n',
+  ];
+  expect(replayFailures(stderr, [])).toEqual([
+    'request drift at turn 1 step 0: messages[2].content differs',
+    '  live "hi"',
+  ]);
+  const records = [
+    {
+      event: {
+        type: 'turn/end',
+        kind: 'error',
+        error: { message: 'fixture exhausted at call 3', code: 'replay_exhausted' },
+      },
+    },
+    { event: { type: 'turn/end', kind: 'error', error: { message: 'HTTP 401', code: 'provider' } } },
+  ];
+  expect(replayFailures([''], records)).toEqual(['fixture exhausted at call 3']);
 });

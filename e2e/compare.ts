@@ -4,7 +4,7 @@
  * with the failure artifacts a reviewer needs attached inline.
  */
 import { expect, type TestInfo } from '@playwright/test';
-import jsonPatch from 'fast-json-patch';
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
 import type { DriverResult } from './driver.js';
 import { normalizeJsonlText, normalizeStdout } from './normalize.js';
@@ -31,7 +31,10 @@ export function nonJsonLines(text: string): string[] {
   return out;
 }
 
-/** The stderr report of the replay plugin: `llm-replay: {"scenario":..,"consumed":[..],"total":N}`. */
+/**
+ * The stderr report of the replay plugin: `llm-replay: {"scenario":..,"consumed":[..],"total":N}`;
+ * `consumed` holds 1-based call numbers.
+ */
 export interface ReplayReport {
   consumed: number[];
   total: number;
@@ -64,30 +67,66 @@ export function unionReplayReports(stderr: readonly string[]): ReplayReport | un
 }
 
 /** The "calls left unused" failure message, or undefined when every recorded model call was served. */
-export function unusedCallsProblem(name: string, report: ReplayReport | undefined, recordedCalls: number): string | undefined {
+export function unusedCallsProblem(
+  name: string,
+  report: ReplayReport | undefined,
+  recordedCalls: number,
+): string | undefined {
   if (!report) {
     return recordedCalls > 0
       ? `${name}: session.jsonl holds ${recordedCalls} model call(s) but no agent process printed an "llm-replay:" report on stderr (is the agent running with the replay overlay?)`
       : undefined;
   }
   const unused: number[] = [];
-  for (let i = 0; i < report.total; i++) if (!report.consumed.includes(i)) unused.push(i);
+  for (let n = 1; n <= report.total; n++) if (!report.consumed.includes(n)) unused.push(n);
   if (unused.length === 0) return undefined;
-  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused call indices: ${unused.join(', ')}). The agent now makes fewer model calls than the recording; if that is intended, run \`npx playwright test --project=refresh -g ${name}\`.`;
+  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`npx playwright test --project=refresh -g ${name}\`.`;
 }
 
-/** Lines on stderr where the replay plugin reported an error (drift, exhausted script...). */
+/** Lines the replay plugin wrote to stderr other than its final report: its errors (drift, exhausted script...). */
 export function replayErrors(stderr: readonly string[]): string[] {
-  return stderr
-    .flatMap((t) => t.split('\n'))
-    .filter((l) => /llm-replay/.test(l) && !l.startsWith(REPORT_PREFIX) && /drift|exhaust|error|mismatch/i.test(l));
+  const out: string[] = [];
+  for (const line of stderr.flatMap((t) => t.split('\n'))) {
+    if (!line.startsWith(REPORT_PREFIX)) continue;
+    const rest = line.slice(REPORT_PREFIX.length);
+    let isReport = false;
+    try {
+      const v = JSON.parse(rest) as { consumed?: unknown };
+      isReport = Array.isArray(v.consumed);
+    } catch {
+      // Not JSON: an error line.
+    }
+    // Warnings and the per-process "never made by this agent process" note are not failures: the
+    // harness judges unused calls over all processes of the scenario.
+    if (!isReport && !/^warning:/.test(rest) && !/never made .*by this agent process/.test(rest))
+      out.push(rest);
+  }
+  return out;
+}
+
+/**
+ * Why replay could not serve the agent (request drift, exhausted script...): replay-plugin lines on
+ * stderr and turns the log ended with a replay error.
+ */
+export function replayFailures(
+  stderr: readonly string[],
+  records: ReadonlyArray<{ event: { type: string } }>,
+): string[] {
+  const out = replayErrors(stderr);
+  if (out.length > 0) return out;
+  for (const r of records) {
+    const e = r.event as { type: string; kind?: string; error?: { message: string; code?: string } };
+    if (e.type !== 'turn/end' || e.kind !== 'error' || !e.error) continue;
+    if (/replay|drift|exhausted/i.test(`${e.error.code ?? ''} ${e.error.message}`)) out.push(e.error.message);
+  }
+  return out;
 }
 
 /** The JSON Patch from the first differing event of the expected log to the actual one. */
 export function firstEventPatch(
   expected: string,
   actual: string,
-): { line: number; patch: jsonPatch.Operation[]; expected: unknown; actual: unknown } | undefined {
+): { line: number; patch: Operation[]; expected: unknown; actual: unknown } | undefined {
   const line = firstDifferingLine(expected, actual);
   if (line === undefined) return undefined;
   const parse = (text: string) => {
@@ -114,20 +153,35 @@ export interface FailureArtifacts {
   expectedLog?: string;
   actualLog?: string;
   rawLog?: string;
+  /** Applied to every attached text (record mode scrubs secrets before anything reaches disk). */
+  scrub?: (text: string) => string;
 }
 
 /** Attaches raw stdout, stderr, the log, its unified diff and the JSON Patch of the first differing event. */
 export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtifacts): Promise<void> {
+  const scrub = a.scrub ?? ((t: string) => t);
   const text = (name: string, body: string, contentType = 'text/plain') =>
-    testInfo.attach(name, { body: Buffer.from(body), contentType });
+    testInfo.attach(name, { body: Buffer.from(scrub(body)), contentType });
   if (a.expectedLog !== undefined && a.actualLog !== undefined && a.expectedLog !== a.actualLog) {
-    await text('session.jsonl.diff', unifiedDiff(a.expectedLog, a.actualLog, { expected: 'session.jsonl', actual: 'replay' }), 'text/x-diff');
+    await text(
+      'session.jsonl.diff',
+      unifiedDiff(a.expectedLog, a.actualLog, { expected: 'session.jsonl', actual: 'replay' }),
+      'text/x-diff',
+    );
     const p = firstEventPatch(a.expectedLog, a.actualLog);
-    if (p) await text(`first-differing-event.line-${p.line}.patch.json`, `${JSON.stringify(p.patch, null, 2)}\n`, 'application/json');
+    if (p)
+      await text(
+        `first-differing-event.line-${p.line}.patch.json`,
+        `${JSON.stringify(p.patch, null, 2)}\n`,
+        'application/json',
+      );
   }
   if (a.result) {
     await text('stdout.raw.jsonl', a.result.stdout.map((l) => l.text).join('\n'));
-    await text('stderr.txt', a.result.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'));
+    await text(
+      'stderr.txt',
+      a.result.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'),
+    );
   }
   if (a.actualLog !== undefined) await text('session.projected.jsonl', a.actualLog);
   if (a.rawLog !== undefined) await text('session.raw.jsonl', a.rawLog);

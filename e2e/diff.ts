@@ -9,7 +9,8 @@ function lcsOps(a: readonly string[], b: readonly string[]): Op[] {
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf])
+    suf++;
   const ma = a.slice(pre, a.length - suf);
   const mb = b.slice(pre, b.length - suf);
   const ops: Op[] = [];
@@ -18,14 +19,15 @@ function lcsOps(a: readonly string[], b: readonly string[]): Op[] {
   const m = mb.length;
   if (n * m > MAX_CELLS) {
     // Too large for a table: report the middle as replaced wholesale.
-    ma.forEach((line, i) => ops.push({ kind: '-', line, a: pre + i, b: pre }));
-    mb.forEach((line, j) => ops.push({ kind: '+', line, a: pre + n, b: pre + j }));
+    for (const [i, line] of ma.entries()) ops.push({ kind: '-', line, a: pre + i, b: pre });
+    for (const [j, line] of mb.entries()) ops.push({ kind: '+', line, a: pre + n, b: pre + j });
   } else {
     const w = m + 1;
     const t = new Uint32Array((n + 1) * w);
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        t[i * w + j] = ma[i] === mb[j] ? t[(i + 1) * w + j + 1]! + 1 : Math.max(t[(i + 1) * w + j]!, t[i * w + j + 1]!);
+        t[i * w + j] =
+          ma[i] === mb[j] ? t[(i + 1) * w + j + 1]! + 1 : Math.max(t[(i + 1) * w + j]!, t[i * w + j + 1]!);
       }
     }
     let i = 0;
@@ -57,7 +59,12 @@ function splitLines(text: string): string[] {
 }
 
 /** `diff -u` style text of two texts; empty when they are equal. */
-export function unifiedDiff(expected: string, actual: string, names = { expected: 'expected', actual: 'actual' }, context = 3): string {
+export function unifiedDiff(
+  expected: string,
+  actual: string,
+  names = { expected: 'expected', actual: 'actual' },
+  context = 3,
+): string {
   if (expected === actual) return '';
   const ops = lcsOps(splitLines(expected), splitLines(actual));
   const changed = ops.map((o, i) => (o.kind === ' ' ? -1 : i)).filter((i) => i >= 0);

@@ -6,7 +6,11 @@ import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
 import { parseScenario, type ScenarioInput } from './scenario.js';
 
 const exampleAgent = [process.execPath, 'node_modules/acp-sdk-example/dist/examples/agent.js'];
-const fakeAgent = (mode: string) => [process.execPath, join(process.cwd(), 'e2e/test-agents/fake-agent.mjs'), mode];
+const fakeAgent = (mode: string) => [
+  process.execPath,
+  join(process.cwd(), 'e2e/test-agents/fake-agent.mjs'),
+  mode,
+];
 
 let roots: TestRoots;
 test.beforeEach(async () => {
@@ -39,8 +43,14 @@ test('drives the SDK example agent: permission allowed, raw stdout kept line for
   expect(r.exits).toEqual([0]);
   expect(r.sessionId).toMatch(/^[0-9a-f]{32}$/);
   const msgs = r.stdout.map((l) => JSON.parse(l.text));
-  expect(msgs[0]).toEqual({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentCapabilities: { loadSession: false } } });
-  expect(r.stdout[0]!.text).toBe('{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":false}}}');
+  expect(msgs[0]).toEqual({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: 1, agentCapabilities: { loadSession: false } },
+  });
+  expect(r.stdout[0]!.text).toBe(
+    '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":false}}}',
+  );
   expect(msgs.filter((m) => m.method === 'session/request_permission')).toHaveLength(1);
   expect(msgs.at(-1)).toMatchObject({ result: { stopReason: 'end_turn' } });
   expect(JSON.stringify(msgs)).toContain("I've successfully updated the configuration");
@@ -50,7 +60,10 @@ test('a permission request as cancel point cancels; an agent ignoring it is caug
   // The SDK example answers a cancelled permission by ending the turn normally instead of with "cancelled".
   const r = await runScenario(
     options(exampleAgent, {
-      steps: [...start, { op: 'prompt', text: 'go', expectStopReason: 'cancelled', cancel: { after: 'permission_request' } }],
+      steps: [
+        ...start,
+        { op: 'prompt', text: 'go', expectStopReason: 'cancelled', cancel: { after: 'permission_request' } },
+      ],
     }),
   );
   expect(r.problems).toEqual([
@@ -63,7 +76,9 @@ test('a permission request as cancel point cancels; an agent ignoring it is caug
 
 test('a wrong stop reason and a missing permission answer are reported as problems', async () => {
   const r = await runScenario(
-    options(exampleAgent, { steps: [...start, { op: 'prompt', text: 'go', expectStopReason: 'max_tokens' }] }),
+    options(exampleAgent, {
+      steps: [...start, { op: 'prompt', text: 'go', expectStopReason: 'max_tokens' }],
+    }),
   );
   expect(r.problems).toEqual([
     `driver-test: the agent asked permission #1 (tool call call_2) but input.json "permissions" has only 0 answer(s); add one ("allow", "reject" or "cancel")`,
@@ -87,16 +102,29 @@ test('fs requests are served from the workspace only, when the capability is off
 });
 
 test('the agent gets only the contract environment', async () => {
-  const r = await runScenario(options(fakeAgent('env'), { steps: [...start, { op: 'prompt', text: 'env' }] }));
+  const r = await runScenario(
+    options(fakeAgent('env'), { steps: [...start, { op: 'prompt', text: 'env' }] }),
+  );
   const chunk = r.stdout.map((l) => JSON.parse(l.text)).find((m) => m.method === 'session/update');
   const env = JSON.parse(chunk.params.update.content.text);
   expect(Object.keys(env)).toEqual(
-    expect.arrayContaining(['ACP_SNAPSHOT_MODE', 'ACP_SNAPSHOT_SCENARIO', 'ACP_SNAPSHOT_PERSIST_ROOT', 'HOME', 'PATH', 'TZ']),
+    expect.arrayContaining([
+      'ACP_SNAPSHOT_MODE',
+      'ACP_SNAPSHOT_SCENARIO',
+      'ACP_SNAPSHOT_PERSIST_ROOT',
+      'HOME',
+      'PATH',
+      'TZ',
+    ]),
   );
   expect(env.HOME).toBe(roots.home);
   expect(env.TZ).toBe('UTC');
   expect(env.DEEPSEEK_API_KEY).toBeUndefined();
-  expect(Object.keys(env).filter((k) => !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$)/.test(k) && k !== 'PWD' && k !== 'SHLVL' && k !== '_')).toEqual([]);
+  expect(
+    Object.keys(env).filter(
+      (k) => !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$)/.test(k) && k !== 'PWD' && k !== 'SHLVL' && k !== '_',
+    ),
+  ).toEqual([]);
 });
 
 test('a non-JSON stdout line fails naming the line', async () => {
@@ -109,8 +137,12 @@ test('a non-JSON stdout line fails naming the line', async () => {
 });
 
 test('a missing agent binary fails with "agent command not found"', async () => {
-  const err = await runScenario(options(['acp-no-such-agent-binary', '--x'], { steps: [...start] })).catch((e) => e);
-  expect(err.message).toBe('agent command not found: acp-no-such-agent-binary --x (check use.agentCommand in playwright.config.ts)');
+  const err = await runScenario(options(['acp-no-such-agent-binary', '--x'], { steps: [...start] })).catch(
+    (e) => e,
+  );
+  expect(err.message).toBe(
+    'agent command not found: acp-no-such-agent-binary --x (check use.agentCommand in playwright.config.ts)',
+  );
 });
 
 test('a timeout kills the whole process group', async () => {

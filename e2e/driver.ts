@@ -87,7 +87,10 @@ function describeStep(step: Step, index: number): string {
 }
 
 /** Picks the option answering a permission request, by the option kinds ACP defines. */
-export function chooseOption(answer: PermissionAnswer, options: ReadonlyArray<acp.PermissionOption>): string | undefined {
+export function chooseOption(
+  answer: PermissionAnswer,
+  options: ReadonlyArray<acp.PermissionOption>,
+): string | undefined {
   const kinds = answer === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
   for (const kind of kinds) {
     const found = options.find((o) => o.kind === kind);
@@ -162,7 +165,9 @@ class AgentProcess {
       this.child.once('error', (e: NodeJS.ErrnoException) =>
         rej(
           e.code === 'ENOENT'
-            ? new Error(`agent command not found: ${command.join(' ')} (check use.agentCommand in playwright.config.ts)`)
+            ? new Error(
+                `agent command not found: ${command.join(' ')} (check use.agentCommand in playwright.config.ts)`,
+              )
             : e,
         ),
       );
@@ -172,14 +177,14 @@ class AgentProcess {
   /** Taps stdout: keeps each line, fails on non-JSON, forwards the bytes to the SDK client. */
   connect(): void {
     const stdout = this.child.stdout!;
-    let pending = Buffer.alloc(0);
+    let pending: Buffer<ArrayBufferLike> = Buffer.alloc(0);
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const input = new ReadableStream<Uint8Array>({
       start: (c) => {
         controller = c;
       },
     });
-    const take = (bytes: Buffer) => {
+    const take = (bytes: Buffer<ArrayBufferLike>) => {
       const text = bytes.toString('utf8');
       this.lines.push({ text, process: this.index });
       try {
@@ -222,7 +227,9 @@ class AgentProcess {
     this.connection = this.app.connect(acp.ndJsonStream(output, input));
     void this.exited.then(() =>
       this.breakWith(
-        new Error(`agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished`),
+        new Error(
+          `agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished`,
+        ),
       ),
     );
   }
@@ -314,7 +321,11 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       const cancel = w.step.cancel;
       if (!cancel) return;
       if ('afterUpdates' in cancel && w.updates >= cancel.afterUpdates) sendCancel(w);
-      if ('after' in cancel && cancel.after === 'first_message_chunk' && params.update.sessionUpdate === 'agent_message_chunk') {
+      if (
+        'after' in cancel &&
+        cancel.after === 'first_message_chunk' &&
+        params.update.sessionUpdate === 'agent_message_chunk'
+      ) {
         sendCancel(w);
       }
     })
@@ -407,11 +418,16 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
             return;
           }
           case 'load_session':
-            await guard(agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }));
+            await guard(
+              agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }),
+            );
             return;
           case 'restart': {
             const graceful = await current!.close(graceMs());
-            if (!graceful) problems.push(`${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`);
+            if (!graceful)
+              problems.push(
+                `${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`,
+              );
             await start();
             return;
           }
@@ -419,12 +435,19 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
             watch = { stepIndex: i, step: s, updates: 0, cancelled: false };
             try {
               const r = await guard(
-                agent.request('session/prompt', { sessionId: sessionId!, prompt: [{ type: 'text', text: s.text }] }),
+                agent.request('session/prompt', {
+                  sessionId: sessionId!,
+                  prompt: [{ type: 'text', text: s.text }],
+                }),
               );
               if (s.expectError) {
-                problems.push(`${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got stop reason "${r.stopReason}"`);
+                problems.push(
+                  `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got stop reason "${r.stopReason}"`,
+                );
               } else if (r.stopReason !== s.expectStopReason) {
-                problems.push(`${stepTitle}: expected stop reason "${s.expectStopReason}", got "${r.stopReason}"`);
+                problems.push(
+                  `${stepTitle}: expected stop reason "${s.expectStopReason}", got "${r.stopReason}"`,
+                );
               }
             } catch (e) {
               if (!(e instanceof acp.RequestError)) throw e;
@@ -441,7 +464,10 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     }
     await step('close stdin and await exit', async () => {
       const graceful = await current!.close(graceMs());
-      if (!graceful) problems.push(`${opts.name}: the agent did not exit within the grace period after stdin closed; its process group was killed`);
+      if (!graceful)
+        problems.push(
+          `${opts.name}: the agent did not exit within the grace period after stdin closed; its process group was killed`,
+        );
     });
   } catch (e) {
     for (const p of processes) p.kill();
@@ -470,7 +496,10 @@ export interface AgentEnvInput {
 }
 
 /** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
-export function agentEnv(input: AgentEnvInput, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function agentEnv(
+  input: AgentEnvInput,
+  parent: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const env: Record<string, string> = {
     ACP_SNAPSHOT_MODE: input.mode,
     ACP_SNAPSHOT_SCENARIO: input.scenario,

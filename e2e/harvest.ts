@@ -5,7 +5,9 @@ import { type LogRecord, parseLogText, projectLog, readLogFile } from '@acp-snap
 import { rootMap, type TestRoots } from './roots.js';
 
 /** The session log the agent persisted under the persistence root (`<sessionId>.jsonl` or `.jsonl.gz`). */
-export async function harvestLog(persistRoot: string): Promise<{ file: string; records: LogRecord[] } | undefined> {
+export async function harvestLog(
+  persistRoot: string,
+): Promise<{ file: string; records: LogRecord[] } | undefined> {
   const files = (await readdir(persistRoot, { recursive: true }))
     .map(String)
     .filter((f) => f.endsWith('.jsonl') || f.endsWith('.jsonl.gz'))
@@ -35,7 +37,8 @@ export function unaliasRecords(records: LogRecord[], roots: TestRoots): LogRecor
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return pairs.reduce((s, [alias, canon]) => s.split(alias).join(canon), v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
   return records.map((r) => walk(r) as LogRecord);

@@ -2,7 +2,12 @@ import { expect, test } from '@playwright/test';
 import { Normalizer, normalizeJsonlText, normalizeStdout } from './normalize.js';
 
 const root = '/tmp/acp-snap-0123abcd-Xy12Zq';
-const roots = { cwd: `${root}/work`, persistRoot: `${root}/persist`, spillRoot: `${root}/spill`, home: `${root}/home` };
+const roots = {
+  cwd: `${root}/work`,
+  persist: `${root}/persist`,
+  spill: `${root}/spill`,
+  home: `${root}/home`,
+};
 const aliases = { cwd: [`/private${root}/work`] };
 
 test('session ids, JSON-RPC ids, roots and timestamps become numbered placeholders', () => {
@@ -26,7 +31,7 @@ test('session ids, JSON-RPC ids, roots and timestamps become numbered placeholde
         params: {
           sessionId: 'sess-aaaa',
           update: {
-            text: `log at ${roots.persistRoot}/sess-aaaa.jsonl, spilled to /private${root}/work/x and ${roots.spillRoot}/1.txt`,
+            text: `log at ${roots.persist}/sess-aaaa.jsonl, spilled to /private${root}/work/x and ${roots.spill}/1.txt`,
             startedAt: 1_735_689_600_000,
             durationMs: 17,
             pid: 4242,
@@ -49,7 +54,7 @@ test('session ids, JSON-RPC ids, roots and timestamps become numbered placeholde
       params: {
         sessionId: '{{sessionId:1}}',
         update: {
-          text: 'log at {{persistRoot}}/{{sessionId:1}}.jsonl, spilled to {{cwd}}/x and {{spillRoot}}/1.txt',
+          text: 'log at {{persist}}/{{sessionId:1}}.jsonl, spilled to {{cwd}}/x and {{spill}}/1.txt',
           startedAt: '{{timestamp:1}}',
           durationMs: '{{duration}}',
           pid: '{{pid:1}}',
@@ -67,7 +72,10 @@ test('normalization is deterministic and idempotent', () => {
   const lines = [
     { process: 0, text: '{"jsonrpc":"2.0","id":5,"result":{"sessionId":"s-1234"}}' },
     { process: 0, text: `{"jsonrpc":"2.0","id":6,"result":{"sessionId":"s-5678","cwd":"${roots.cwd}"}}` },
-    { process: 0, text: '{"jsonrpc":"2.0","method":"x","params":{"sessionId":"s-1234","at":"2025-01-01T00:00:00Z"}}' },
+    {
+      process: 0,
+      text: '{"jsonrpc":"2.0","method":"x","params":{"sessionId":"s-1234","at":"2025-01-01T00:00:00Z"}}',
+    },
   ];
   const once = normalizeStdout(lines, { roots });
   expect(normalizeStdout(lines, { roots })).toEqual(once);
@@ -76,7 +84,9 @@ test('normalization is deterministic and idempotent', () => {
     { roots },
   );
   expect(twice).toEqual(once);
-  expect(once[1]).toBe('{"jsonrpc":"2.0","id":"{{id:2}}","result":{"sessionId":"{{sessionId:2}}","cwd":"{{cwd}}"}}');
+  expect(once[1]).toBe(
+    '{"jsonrpc":"2.0","id":"{{id:2}}","result":{"sessionId":"{{sessionId:2}}","cwd":"{{cwd}}"}}',
+  );
 });
 
 test('a generated root from another run and longer sibling names are handled', () => {

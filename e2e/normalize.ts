@@ -10,7 +10,7 @@ export type NormalizeRoots = Record<string, string | undefined>;
 
 /** Options of one normalization surface. */
 export interface NormalizeOptions {
-  /** name -> directory, e.g. { cwd, persistRoot, spillRoot, home }. */
+  /** name -> directory, e.g. { cwd, persist, spill, home }. */
   roots?: NormalizeRoots;
   /** name -> other spellings of the same root (realpath, /private prefix...). */
   aliases?: Record<string, string[]>;
@@ -41,7 +41,8 @@ export class Normalizer {
     const pairs: Array<[string, string]> = [];
     for (const [name, dir] of Object.entries(opts.roots ?? {})) {
       if (dir && dir.length > 1) pairs.push([name, dir.replace(/\/+$/, '')]);
-      for (const alias of opts.aliases?.[name] ?? []) if (alias.length > 1) pairs.push([name, alias.replace(/\/+$/, '')]);
+      for (const alias of opts.aliases?.[name] ?? [])
+        if (alias.length > 1) pairs.push([name, alias.replace(/\/+$/, '')]);
     }
     // Longest first, so a root nested in another (cwd inside the test root) wins.
     this.rootPairs = pairs.sort((a, b) => b[1].length - a[1].length);
@@ -84,12 +85,14 @@ export class Normalizer {
     if (PLACEHOLDER.test(s)) return s;
     let out = s;
     for (const [name, dir] of this.rootPairs) {
-      if (out.includes(dir)) out = out.replace(new RegExp(`${escapeRegExp(dir)}(?![A-Za-z0-9._-])`, 'g'), `{{${name}}}`);
+      if (out.includes(dir))
+        out = out.replace(new RegExp(`${escapeRegExp(dir)}(?![A-Za-z0-9._-])`, 'g'), `{{${name}}}`);
     }
     out = out.replace(GENERATED_ROOT, '{{root}}');
     // Longest first so an id that prefixes another is not replaced inside it.
     for (const id of [...this.sessionIds].sort((a, b) => b.length - a.length)) {
-      if (id.length >= 4 && !PLACEHOLDER.test(id) && out.includes(id)) out = out.split(id).join(this.number('sessionId', id));
+      if (id.length >= 4 && !PLACEHOLDER.test(id) && out.includes(id))
+        out = out.split(id).join(this.number('sessionId', id));
     }
     out = out.replace(ISO_TIMESTAMP, (m) => this.number('timestamp', m));
     return out;
@@ -104,7 +107,8 @@ export class Normalizer {
     if (typeof v === 'number' && key !== undefined) {
       if (PID_KEY.test(key) && Number.isInteger(v)) return this.number('pid', String(v));
       if (DURATION_KEY.test(key)) return '{{duration}}';
-      if (EPOCH_KEY.test(key) && v >= EPOCH_MS_MIN && v < EPOCH_MS_MAX) return this.number('timestamp', String(v));
+      if (EPOCH_KEY.test(key) && v >= EPOCH_MS_MIN && v < EPOCH_MS_MAX)
+        return this.number('timestamp', String(v));
       return v;
     }
     if (v === null || typeof v !== 'object') return v;
@@ -129,7 +133,10 @@ export class Normalizer {
 }
 
 /** Agent stdout, possibly from several processes (an index per line), as normalized JSON lines. */
-export function normalizeStdout(lines: ReadonlyArray<{ text: string; process: number }>, opts: NormalizeOptions = {}): string[] {
+export function normalizeStdout(
+  lines: ReadonlyArray<{ text: string; process: number }>,
+  opts: NormalizeOptions = {},
+): string[] {
   const n = new Normalizer(opts);
   const parsed = lines.map((l) => ({ value: JSON.parse(l.text) as unknown, process: l.process }));
   for (const p of parsed) n.collectSessionIds(p.value);

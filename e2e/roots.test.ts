@@ -1,5 +1,5 @@
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -22,8 +22,8 @@ test('roots are fresh, isolated, seeded, and of fixed length per scenario', asyn
     expect(rootMap(a)).toEqual({
       cwd: `${a.root}/work`,
       workspaceParent: undefined,
-      persistRoot: `${a.root}/persist`,
-      spillRoot: `${a.root}/spill`,
+      persist: `${a.root}/persist`,
+      spill: `${a.root}/spill`,
       home: `${a.root}/home`,
       root: a.root,
     });

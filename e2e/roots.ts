@@ -62,24 +62,28 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
   if (opts.workspaceParent) roots.workspaceParent = work;
   await mkdir(work, { recursive: true });
   if (opts.seedDir && existsSync(opts.seedDir)) await fse.copy(opts.seedDir, work);
-  await Promise.all([cwd, roots.persistRoot, roots.spillRoot, roots.home].map((d) => mkdir(d, { recursive: true })));
+  await Promise.all(
+    [cwd, roots.persistRoot, roots.spillRoot, roots.home].map((d) => mkdir(d, { recursive: true })),
+  );
   const real = await realpath(root);
   if (real !== root) {
-    for (const key of ['cwd', 'workspaceParent', 'persistRoot', 'spillRoot', 'home', 'root'] as const) {
-      const dir = roots[key];
-      if (dir) roots.aliases[key] = [real + dir.slice(root.length)];
+    for (const [name, dir] of Object.entries(rootMap(roots))) {
+      if (dir) roots.aliases[name] = [real + dir.slice(root.length)];
     }
   }
   return roots;
 }
 
-/** The named roots (for projection and normalization), longest replaced first by the consumers. */
+/**
+ * The named roots for projection and normalization (`{{cwd}}`, `{{spill}}`...: the names agents use
+ * in their request fingerprints), longest replaced first by the consumers.
+ */
 export function rootMap(r: TestRoots): Record<string, string | undefined> {
   return {
     cwd: r.cwd,
     workspaceParent: r.workspaceParent,
-    persistRoot: r.persistRoot,
-    spillRoot: r.spillRoot,
+    persist: r.persistRoot,
+    spill: r.spillRoot,
     home: r.home,
     root: r.root,
   };

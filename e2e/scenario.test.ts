@@ -13,7 +13,10 @@ test('defaults are applied to a minimal scenario', () => {
   const s = parseScenario(minimal, 'x/input.json');
   expect(s.steps[0]).toEqual({ op: 'initialize', protocolVersion: 1 });
   expect(s.steps[2]).toEqual({ op: 'prompt', text: 'hi', expectStopReason: 'end_turn' });
-  expect(s.clientCapabilities).toEqual({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+  expect(s.clientCapabilities).toEqual({
+    fs: { readTextFile: false, writeTextFile: false },
+    terminal: false,
+  });
   expect(s.permissions).toEqual([]);
   expect(s.flags).toEqual({ overridden: false });
   expect(s.timeoutMs).toBe(30_000);
@@ -21,25 +24,41 @@ test('defaults are applied to a minimal scenario', () => {
 
 test('errors name the file and the field', () => {
   expect(() =>
-    parseScenario({ ...minimal, steps: [{ op: 'initialize' }, { op: 'prompt', text: '' }] }, 'fx/a/input.json'),
+    parseScenario(
+      { ...minimal, steps: [{ op: 'initialize' }, { op: 'prompt', text: '' }] },
+      'fx/a/input.json',
+    ),
   ).toThrow(/^fx\/a\/input\.json: invalid scenario\n {2}steps\[1\]\.text: Too small/);
   expect(() => parseScenario({ ...minimal, description: 'two\nlines' }, 'f.json')).toThrow(
     'f.json: invalid scenario\n  description: must be one line',
   );
-  expect(() => parseScenario({ ...minimal, permissions: ['maybe'] }, 'f.json')).toThrow(/permissions\[0\]: Invalid option/);
-  expect(() => parseScenario({ ...minimal, colour: 1 }, 'f.json')).toThrow(/\(root\): Unrecognized key: "colour"/);
+  expect(() => parseScenario({ ...minimal, permissions: ['maybe'] }, 'f.json')).toThrow(
+    /permissions\[0\]: Invalid option/,
+  );
+  expect(() => parseScenario({ ...minimal, colour: 1 }, 'f.json')).toThrow(
+    /\(root\): Unrecognized key: "colour"/,
+  );
 });
 
 test('structural rules: one session, load after restart, cancel expects cancelled', () => {
   expect(() =>
-    parseScenario({ ...minimal, steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'new_session' }] }, 'f'),
+    parseScenario(
+      { ...minimal, steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'new_session' }] },
+      'f',
+    ),
   ).toThrow('steps: has 2 new_session steps; a scenario records exactly one session log');
   expect(() =>
-    parseScenario({ ...minimal, steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'load_session' }] }, 'f'),
+    parseScenario(
+      { ...minimal, steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'load_session' }] },
+      'f',
+    ),
   ).toThrow('steps[2]: load_session must follow a restart');
   expect(() =>
     parseScenario(
-      { ...minimal, steps: [{ op: 'new_session' }, { op: 'prompt', text: 'x', cancel: { after: 'first_message_chunk' } }] },
+      {
+        ...minimal,
+        steps: [{ op: 'new_session' }, { op: 'prompt', text: 'x', cancel: { after: 'first_message_chunk' } }],
+      },
       'f',
     ),
   ).toThrow('steps[1].expectStopReason: a prompt with a cancel point must expect "cancelled"');

@@ -89,7 +89,11 @@ export const Scenario = z
       if (st.op === 'new_session') seenNew = true;
       if (st.op === 'restart' && seenNew) restartedSinceNew = true;
       if (st.op === 'load_session' && !seenNew) {
-        ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'load_session needs an earlier new_session' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i],
+          message: 'load_session needs an earlier new_session',
+        });
       }
       if (st.op === 'load_session' && !restartedSinceNew) {
         ctx.addIssue({
@@ -121,7 +125,9 @@ export class ScenarioError extends Error {
 
 function fieldPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
 }
 
 /** Validates parsed `input.json` content; `file` is named in every error. */
@@ -129,7 +135,9 @@ export function parseScenario(value: unknown, file: string): Scenario {
   const result = Scenario.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((i) => `  ${fieldPath(i.path)}: ${i.message}`);
-  throw new ScenarioError(`${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see README "Adding a scenario").`);
+  throw new ScenarioError(
+    `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see README "Adding a scenario").`,
+  );
 }
 
 /** Reads and validates a scenario's `input.json`. */

@@ -67,8 +67,15 @@ export class AcpAgent {
   }
 
   private sessionClient(client: AgentContext, sessionId: string): SessionClient {
+    let warned = false;
     return {
-      update: (update) => client.notify('session/update', { sessionId, update }),
+      // Updates are best effort (the client may be gone while a cancelled turn winds down); the log is
+      // what must be complete, so a failed notification never aborts persistence.
+      update: (update) =>
+        client.notify('session/update', { sessionId, update }).catch((e: unknown) => {
+          if (!warned) this.services.log(`session/update to the client failed: ${(e as Error).message}`);
+          warned = true;
+        }),
       requestPermission: (request) => client.request('session/request_permission', { sessionId, ...request }),
       fs: createFileAccess(client, sessionId, this.clientCapabilities?.fs),
     };
@@ -84,7 +91,10 @@ export class AcpAgent {
       version: LOG_FORMAT_VERSION,
       sessionId,
       agent: { name: agentInfo.name, version: agentInfo.version },
-      provider: { plugin: config.llm.module ? `module:${config.llm.module}` : config.llm.plugin, model: config.llm.model },
+      provider: {
+        plugin: config.llm.module ? `module:${config.llm.module}` : config.llm.plugin,
+        model: config.llm.model,
+      },
       cwd,
       systemPrompt,
       tools: toolSchemas,
@@ -157,6 +167,7 @@ export class AcpAgent {
 }
 
 function requireAbsoluteCwd(cwd: string): string {
-  if (!isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+  if (!isAbsolute(cwd))
+    throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
   return cwd;
 }

@@ -39,18 +39,13 @@ const SUMMARY_SYSTEM =
 function transcript(messages: ChatMessage[]): string {
   return messages
     .map((m) => {
-      switch (m.role) {
-        case 'user':
-          return `## User\n${m.content}`;
-        case 'summary':
-          return `## Summary of earlier conversation\n${m.content}`;
-        case 'tool':
-          return `## Tool result (${m.toolCallId})\n${m.content}`;
-        case 'assistant': {
-          const calls = (m.toolCalls ?? []).map((c) => `\n[tool call ${c.id}: ${c.name} ${c.arguments}]`).join('');
-          return `## Assistant\n${m.content}${calls}`;
-        }
-      }
+      if (m.role === 'user') return `## User\n${m.content}`;
+      if (m.role === 'summary') return `## Summary of earlier conversation\n${m.content}`;
+      if (m.role === 'tool') return `## Tool result (${m.toolCallId})\n${m.content}`;
+      const calls = (m.toolCalls ?? [])
+        .map((c) => `\n[tool call ${c.id}: ${c.name} ${c.arguments}]`)
+        .join('');
+      return `## Assistant\n${m.content}${calls}`;
     })
     .join('\n\n');
 }
@@ -62,7 +57,12 @@ function transcript(messages: ChatMessage[]): string {
  * compaction boundary. The summary's stream chunks are not persisted as assistant/chunk: replay rebuilds
  * them from rawOutput.
  */
-export async function maybeCompact(session: AgentSession, turn: number, step: number, signal: AbortSignal): Promise<void> {
+export async function maybeCompact(
+  session: AgentSession,
+  turn: number,
+  step: number,
+  signal: AbortSignal,
+): Promise<void> {
   const { config, plugin, toolSchemas, log } = session.services;
   const { messages } = session.conversation;
   const estimate = estimateTokens(session.systemPrompt, toolSchemas, messages);
@@ -82,7 +82,10 @@ export async function maybeCompact(session: AgentSession, turn: number, step: nu
       },
     ],
     tools: [],
-    params: { maxTokens: config.compaction.maxSummaryTokens, ...(config.llm.params.extra ? { extra: config.llm.params.extra } : {}) },
+    params: {
+      maxTokens: config.compaction.maxSummaryTokens,
+      ...(config.llm.params.extra ? { extra: config.llm.params.extra } : {}),
+    },
     purpose: 'compaction',
   };
   const fingerprint = fingerprintRequest(request, session.roots);
@@ -107,7 +110,10 @@ export async function maybeCompact(session: AgentSession, turn: number, step: nu
     iterator.return?.()?.catch(() => {});
   }
   if (!finished) {
-    throw new TurnError(`the compaction summary stream ended without a finish at turn ${turn} step ${step}`, 'stream_cut');
+    throw new TurnError(
+      `the compaction summary stream ended without a finish at turn ${turn} step ${step}`,
+      'stream_cut',
+    );
   }
   await session.record({
     type: 'compaction/summary',
@@ -118,5 +124,7 @@ export async function maybeCompact(session: AgentSession, turn: number, step: nu
     llmStreamCall: true,
   });
   await session.record({ type: 'boundary', kind: 'compaction', turn });
-  log(`compacted ${split} messages of ${session.id} (estimate ${estimate} tokens > ${config.compaction.budgetTokens})`);
+  log(
+    `compacted ${split} messages of ${session.id} (estimate ${estimate} tokens > ${config.compaction.budgetTokens})`,
+  );
 }

@@ -191,10 +191,15 @@ export function resolveConfig(sources: ConfigSource[], env: Record<string, strin
   // Substituted per file before merging, so an optional "${VAR?}" that is unset leaves the base value in
   // place, and a missing variable is reported with the file that references it.
   let merged: Json = {};
-  for (const s of sources) merged = deepMerge(merged, substituteEnv(s.json, env, () => s.path));
+  for (const s of sources)
+    merged = deepMerge(
+      merged,
+      substituteEnv(s.json, env, () => s.path),
+    );
   const where = (keyPath: string) => {
     // Name the last file that sets this key (the one whose value won the merge).
-    for (let i = sources.length - 1; i >= 0; i--) if (hasKeyPath(sources[i]!.json, keyPath)) return sources[i]!.path;
+    for (let i = sources.length - 1; i >= 0; i--)
+      if (hasKeyPath(sources[i]!.json, keyPath)) return sources[i]!.path;
     return sources.map((s) => s.path).join(' + ');
   };
   const parsed = AgentConfig.safeParse(merged);

@@ -39,7 +39,9 @@ export class Conversation {
         const answered = new Set(
           this.messages.slice(i + 1).flatMap((x) => (x.role === 'tool' ? [x.toolCallId] : [])),
         );
-        return (m.toolCalls ?? []).filter((c) => !answered.has(c.id)).map((c) => ({ id: c.id, name: c.name }));
+        return (m.toolCalls ?? [])
+          .filter((c) => !answered.has(c.id))
+          .map((c) => ({ id: c.id, name: c.name }));
       }
       if (m.role === 'user' || m.role === 'summary') return [];
     }

@@ -15,7 +15,8 @@ export function historyUpdates(records: LogRecord[], tools: ToolDefinition[], cw
     switch (event.type) {
       case 'message/committed': {
         const m = event.message;
-        if (m.role === 'user') updates.push({ sessionUpdate: 'user_message_chunk', content: text(m.content) });
+        if (m.role === 'user')
+          updates.push({ sessionUpdate: 'user_message_chunk', content: text(m.content) });
         if (m.role === 'assistant') {
           if (m.reasoning) updates.push({ sessionUpdate: 'agent_thought_chunk', content: text(m.reasoning) });
           if (m.content) updates.push({ sessionUpdate: 'agent_message_chunk', content: text(m.content) });

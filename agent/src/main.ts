@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';
-import { ConfigError, readConfigFile, resolveConfig } from './config.js';
+import { type AgentConfig, ConfigError, readConfigFile, resolveConfig } from './config.js';
+import { loadDotEnv } from './llm/dotenv.js';
 import { logLine } from './log.js';
 import { loadLlmPlugin } from './plugin-loader.js';
 import { createClock, createIds } from './seams.js';
@@ -47,11 +49,29 @@ function parseArgs(argv: string[]): CliArgs {
   return args;
 }
 
+/**
+ * The environment the LLM plugin sees. Live plugins (deepseek, openai-compatible) also get `.env` from the
+ * process cwd, under the real environment (which wins); replay and custom modules never read `.env`, so a
+ * stray key file cannot reach them.
+ */
+async function pluginEnv(llm: AgentConfig['llm']): Promise<Record<string, string | undefined>> {
+  const live = !llm.module && (llm.plugin === 'deepseek' || llm.plugin === 'openai-compatible');
+  if (!live) return process.env;
+  try {
+    return { ...(await loadDotEnv(resolve('.env'))), ...process.env };
+  } catch (e) {
+    throw new ConfigError(`config error: .env: ${(e as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   // stdout is the ACP channel: anything a dependency prints with console.log goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
+  process.on('unhandledRejection', (e) => {
+    logLine(`unhandled rejection: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  });
 
   const args = parseArgs(process.argv.slice(2));
   const env = process.env;
@@ -62,7 +82,7 @@ async function main(): Promise<void> {
   const toolEnv: Record<string, string | undefined> = {};
   for (const name of config.tools.envPassthrough) if (env[name] !== undefined) toolEnv[name] = env[name];
   Object.assign(toolEnv, config.tools.env);
-  const plugin = await loadLlmPlugin(config.llm, env, logLine);
+  const plugin = await loadLlmPlugin(config.llm, await pluginEnv(config.llm), logLine);
   const services: AgentServices = {
     config,
     plugin,
@@ -113,6 +133,9 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
-  else process.stderr.write(`acp-snapshot-agent: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  else
+    process.stderr.write(
+      `acp-snapshot-agent: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
   process.exit(1);
 });

@@ -56,9 +56,13 @@ export class SessionStore {
   }
 
   /** Reads a persisted session and opens it for appending in its existing compression. */
-  async open(
-    sessionId: string,
-  ): Promise<{ header: SessionHeader; records: LogRecord[]; warnings: string[]; writer: SessionWriter; path: string }> {
+  async open(sessionId: string): Promise<{
+    header: SessionHeader;
+    records: LogRecord[];
+    warnings: string[];
+    writer: SessionWriter;
+    path: string;
+  }> {
     const found = this.findLog(sessionId);
     if (!found) throw new Error(`no session log for ${sessionId} under ${this.root}`);
     const { header, records, warnings } = await readLogFile(found.path);

@@ -74,8 +74,7 @@ export class ToolRunner {
         'Call the tool again with a JSON object that matches its parameters schema.';
     }
     if (!tool) {
-      invalid =
-        `Error: there is no tool named "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`;
+      invalid = `Error: there is no tool named "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`;
     }
     const safe = <T>(f: () => T, fallback: T): T => {
       try {
@@ -99,7 +98,11 @@ export class ToolRunner {
     if (p.invalid || !p.tool) return this.finish(p, failed(p.invalid ?? 'Error: unknown tool'));
     const verdict = await this.permit(p, p.tool);
     if (verdict !== 'allowed') return this.finish(p, failed(verdict));
-    await this.session.client.update({ sessionUpdate: 'tool_call_update', toolCallId: p.call.id, status: 'in_progress' });
+    await this.session.client.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: p.call.id,
+      status: 'in_progress',
+    });
     let outcome: ToolOutcome;
     try {
       outcome = await untilAborted(p.tool.run(p.args, this.toolContext()), this.signal);
@@ -120,7 +123,12 @@ export class ToolRunner {
       return `Denied: the agent's permission policy (permissions.${tool.permission} = "deny") does not allow this tool call.`;
     }
     const toolCallId = p.call.id;
-    await this.session.record({ type: 'permission/request', turn: this.turn, toolCallId, options: PERMISSION_OPTIONS });
+    await this.session.record({
+      type: 'permission/request',
+      turn: this.turn,
+      toolCallId,
+      options: PERMISSION_OPTIONS,
+    });
     let outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string };
     try {
       const response = await untilAborted(
@@ -148,11 +156,14 @@ export class ToolRunner {
       type: 'permission/outcome',
       turn: this.turn,
       toolCallId,
-      ...(outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : { outcome: 'cancelled' }),
+      ...(outcome.outcome === 'selected'
+        ? { outcome: 'selected', optionId: outcome.optionId }
+        : { outcome: 'cancelled' }),
     });
     if (this.signal.aborted) throw new TurnCancelled();
     if (outcome.outcome === 'selected' && outcome.optionId === 'allow_once') return 'allowed';
-    if (outcome.outcome === 'cancelled') return 'Rejected: the permission request was cancelled, so the tool did not run.';
+    if (outcome.outcome === 'cancelled')
+      return 'Rejected: the permission request was cancelled, so the tool did not run.';
     return 'Rejected: the user did not allow this tool call, so it did not run. Do not retry it unchanged.';
   }
 
@@ -202,9 +213,25 @@ export class ToolRunner {
   async closeDangling(note: string): Promise<void> {
     for (const { id } of this.session.conversation.danglingToolCalls()) {
       const outcome = failed(note);
-      await this.session.client.update({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed', content: outcome.content });
-      await this.session.record({ type: 'tool/result', turn: this.turn, step: this.step, toolCallId: id, status: 'failed', preview: note });
-      await this.session.record({ type: 'message/committed', turn: this.turn, message: { role: 'tool', toolCallId: id, content: note } });
+      await this.session.client.update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: id,
+        status: 'failed',
+        content: outcome.content,
+      });
+      await this.session.record({
+        type: 'tool/result',
+        turn: this.turn,
+        step: this.step,
+        toolCallId: id,
+        status: 'failed',
+        preview: note,
+      });
+      await this.session.record({
+        type: 'message/committed',
+        turn: this.turn,
+        message: { role: 'tool', toolCallId: id, content: note },
+      });
     }
   }
 }

@@ -15,7 +15,10 @@ import { StreamAssembler } from './stream-assembler.js';
 import { ToolRunner } from './tool-runner.js';
 import { TURN_ERROR_RPC_CODE, TurnError } from './turn-error.js';
 
-const FINISH_TO_STOP: Record<Exclude<FinishReason, 'tool_calls' | 'insufficient_system_resource'>, [StopReason, TurnEndKind]> = {
+const FINISH_TO_STOP: Record<
+  Exclude<FinishReason, 'tool_calls' | 'insufficient_system_resource'>,
+  [StopReason, TurnEndKind]
+> = {
   stop: ['end_turn', 'completed'],
   length: ['max_tokens', 'max_tokens'],
   content_filter: ['refusal', 'refusal'],
@@ -59,14 +62,16 @@ export class TurnRunner {
       const assembled = await this.modelStep();
       const reason = assembled.finish!.reason;
       const toolCalls = assembled.toolCalls();
-      await this.commitAssistant(assembled, reason === 'length' ? [] : toolCalls);
+      // Tool calls are kept only when they will run, so every committed call gets its result.
+      const runTools = toolCalls.length > 0 && (reason === 'tool_calls' || reason === 'stop');
+      await this.commitAssistant(assembled, runTools ? toolCalls : []);
       if (reason === 'insufficient_system_resource') {
         throw new TurnError(
           'the model provider ended the response: insufficient system resources (finish_reason insufficient_system_resource); try again later',
           'insufficient_system_resource',
         );
       }
-      if (toolCalls.length > 0 && (reason === 'tool_calls' || reason === 'stop')) {
+      if (runTools) {
         await new ToolRunner(this.session, this.turn, this.step, this.signal).runAll(toolCalls);
         continue;
       }
@@ -107,9 +112,15 @@ export class TurnRunner {
         await session.record({ type: 'assistant/chunk', turn, step, chunk });
         assembled.add(chunk);
         if (chunk.type === 'text' && chunk.text) {
-          await session.client.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk.text } });
+          await session.client.update({
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: chunk.text },
+          });
         } else if (chunk.type === 'reasoning' && chunk.text) {
-          await session.client.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: chunk.text } });
+          await session.client.update({
+            sessionUpdate: 'agent_thought_chunk',
+            content: { type: 'text', text: chunk.text },
+          });
         } else if (chunk.type === 'finish') {
           break;
         }
@@ -129,7 +140,10 @@ export class TurnRunner {
     return assembled;
   }
 
-  private async commitAssistant(a: StreamAssembler, toolCalls: ReturnType<StreamAssembler['toolCalls']>): Promise<void> {
+  private async commitAssistant(
+    a: StreamAssembler,
+    toolCalls: ReturnType<StreamAssembler['toolCalls']>,
+  ): Promise<void> {
     await this.session.record({
       type: 'message/committed',
       turn: this.turn,
@@ -179,7 +193,11 @@ export class TurnRunner {
 function toTurnError(e: unknown): TurnError {
   if (e instanceof TurnError) return e;
   if (isLlmProviderError(e)) {
-    return new TurnError(`model provider error (${e.code}${e.status ? `, HTTP ${e.status}` : ''}): ${e.message}`, e.code, e.status);
+    return new TurnError(
+      `model provider error (${e.code}${e.status ? `, HTTP ${e.status}` : ''}): ${e.message}`,
+      e.code,
+      e.status,
+    );
   }
   if (isLlmAbortError(e)) return new TurnError(`the model call was aborted: ${e.message}`, 'aborted');
   return new TurnError(`internal agent error: ${e instanceof Error ? e.message : String(e)}`, 'internal');

@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { readLogFile, type SessionEvent, type StreamChunk } from '@acp-snapshot/session-log';
+import type { SessionEvent, StreamChunk } from '@acp-snapshot/session-log';
 import {
   type ClientConnection,
   client,
+  type FileSystemCapabilities,
+  type InitializeResponse,
   ndJsonStream,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -19,7 +21,8 @@ import {
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root. */
 export const repoRoot = join(here, '..', '..');
-const agentMain = join(repoRoot, 'agent', 'dist', 'main.js');
+/** The agent bundle under test (ACP_AGENT_MAIN overrides it, e.g. to test another build). */
+export const agentMain = process.env.ACP_AGENT_MAIN ?? join(repoRoot, 'agent', 'dist', 'main.js');
 const fakePlugin = join(here, 'fixtures', 'scripted-plugin.mjs');
 
 /** One scripted model call (see fixtures/scripted-plugin.mjs). */
@@ -54,7 +57,10 @@ export function makeDirs(): AgentDirs {
 }
 
 /** Text chunks, then a finish. */
-export function textCall(text: string[], reason: 'stop' | 'length' | 'content_filter' = 'stop'): ScriptedCall {
+export function textCall(
+  text: string[],
+  reason: 'stop' | 'length' | 'content_filter' = 'stop',
+): ScriptedCall {
   return {
     chunks: [
       ...text.map((t) => ({ type: 'text' as const, text: t })),
@@ -64,7 +70,10 @@ export function textCall(text: string[], reason: 'stop' | 'length' | 'content_fi
 }
 
 /** Tool calls (one chunk each for start and arguments), then finish tool_calls. */
-export function toolCall(calls: { id: string; name: string; args: string }[], reasoning?: string): ScriptedCall {
+export function toolCall(
+  calls: { id: string; name: string; args: string }[],
+  reasoning?: string,
+): ScriptedCall {
   return {
     chunks: [
       ...(reasoning ? [{ type: 'reasoning' as const, text: reasoning }] : []),
@@ -105,7 +114,9 @@ export class AgentProcess {
     opts: {
       calls: ScriptedCall[];
       overlay?: Record<string, unknown>;
-      answer?: (req: RequestPermissionRequest) => RequestPermissionResponse['outcome'];
+      answer?: (
+        req: RequestPermissionRequest,
+      ) => RequestPermissionResponse['outcome'] | Promise<RequestPermissionResponse['outcome']>;
       name?: string;
     },
   ): AgentProcess {
@@ -138,10 +149,10 @@ export class AgentProcess {
         self.p!.updates.push(params);
         self.p!.wake();
       })
-      .onRequest('session/request_permission', ({ params }) => {
+      .onRequest('session/request_permission', async ({ params }) => {
         self.p!.permissionRequests.push(params);
         self.p!.wake();
-        return { outcome: answer(params) };
+        return { outcome: await answer(params) };
       });
     child.stdout!.on('data', (d: Buffer) => self.p?.collectStdout(d.toString('utf8')));
     const connection = app.connect(
@@ -181,12 +192,19 @@ export class AgentProcess {
   }
 
   /** Sends initialize (with the given fs capabilities) and returns the response. */
-  initialize(fs = { readTextFile: false, writeTextFile: false }) {
+  initialize(
+    fs: FileSystemCapabilities = { readTextFile: false, writeTextFile: false },
+  ): Promise<InitializeResponse> {
     return this.agent.request('initialize', { protocolVersion: 1, clientCapabilities: { fs } });
   }
 
   /** The model requests the fake plugin received. */
-  requests(): { index: number; turn: number; step: number; request: import('@acp-snapshot/session-log').LlmRequest }[] {
+  requests(): {
+    index: number;
+    turn: number;
+    step: number;
+    request: import('@acp-snapshot/session-log').LlmRequest;
+  }[] {
     return readFileSync(this.requestLog, 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -205,10 +223,8 @@ export function updateKinds(updates: SessionNotification[]): string[] {
   return updates.map((u) => u.update.sessionUpdate);
 }
 
-/** The events of a persisted session log (header first), decoded by the session-log reader. */
+/** SCRATCH */
 export async function readEvents(persistRoot: string, sessionId: string): Promise<SessionEvent[]> {
-  const { header, records, warnings } = await readLogFile(join(persistRoot, `${sessionId}.jsonl`));
-  if (warnings.length) throw new Error(`log warnings: ${warnings.join('; ')}`);
-  const body = records.map((r) => r.event).filter((e) => e.type !== 'session/header');
-  return [header, ...body];
+  const lines = readFileSync(join(persistRoot, `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return [lines[0], ...lines.slice(1).map((r: { event: SessionEvent }) => r.event)];
 }

@@ -46,7 +46,9 @@ const app = acp
     return { stopReason: 'end_turn' };
   });
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+const connection = app.connect(
+  acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
 if (mode === 'stubborn') setInterval(() => {}, 1000);
 await connection.closed;
 if (mode !== 'stubborn') process.exit(0);

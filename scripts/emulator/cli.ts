@@ -1,9 +1,11 @@
 // `npm run emulator -- SCRIPT.json [--port N]`: serves a script until SIGINT/SIGTERM.
 // stdout line 1 is the base URL (for an OpenAI SDK baseURL); one line per request goes to stderr.
+import { resolve } from 'node:path';
 import { ScriptError } from './script.js';
 import { startEmulator } from './server.js';
 
-const USAGE = 'usage: npm run emulator -- SCRIPT.json [--port N]   (script format: scripts/emulator/README.md)';
+const USAGE =
+  'usage: npm run emulator -- SCRIPT.json [--port N]   (script format: scripts/emulator/README.md)';
 
 function parseArgs(argv: string[]): { scriptPath: string; port: number } {
   let scriptPath: string | undefined;
@@ -14,7 +16,9 @@ function parseArgs(argv: string[]): { scriptPath: string; port: number } {
       const v = argv[++i];
       const n = Number(v);
       if (v === undefined || !Number.isInteger(n) || n < 0 || n > 65535) {
-        throw new Error(`emulator: --port needs a port number 0-65535, got ${v === undefined ? 'nothing' : JSON.stringify(v)}\n${USAGE}`);
+        throw new Error(
+          `emulator: --port needs a port number 0-65535, got ${v === undefined ? 'nothing' : JSON.stringify(v)}\n${USAGE}`,
+        );
       }
       port = n;
     } else if (a === '-h' || a === '--help') {
@@ -26,7 +30,8 @@ function parseArgs(argv: string[]): { scriptPath: string; port: number } {
     else throw new Error(`emulator: one script only, got ${scriptPath} and ${a}\n${USAGE}`);
   }
   if (scriptPath === undefined) throw new Error(`emulator: no script given\n${USAGE}`);
-  return { scriptPath, port };
+  // `npm run` changes to the repository root; resolve the path against where the user typed it.
+  return { scriptPath: resolve(process.env.INIT_CWD ?? process.cwd(), scriptPath), port };
 }
 
 try {
@@ -42,6 +47,8 @@ try {
   process.once('SIGTERM', () => stop('SIGTERM'));
 } catch (e) {
   const message = (e as Error).message;
-  console.error(e instanceof ScriptError || message.startsWith('emulator:') ? message : `emulator: ${message}`);
+  console.error(
+    e instanceof ScriptError || message.startsWith('emulator:') ? message : `emulator: ${message}`,
+  );
   process.exit(2);
 }

@@ -40,56 +40,80 @@ for (const [status, message] of statuses) {
 
 test('an HTTP failure takes a custom message, type, code and retry-after-ms', async () => {
   const script: Script = {
-    responses: [{ fail: { kind: 'http', status: 429, message: 'slow down', type: 't', code: null, retryAfterMs: 7 } }],
+    responses: [
+      { fail: { kind: 'http', status: 429, message: 'slow down', type: 't', code: null, retryAfterMs: 7 } },
+    ],
   };
   await withEmulator(script, async (emu) => {
     const res = await rawPost(`${emu.url}/chat/completions`, request);
-    expect(JSON.parse(res.text)).toEqual({ error: { message: 'slow down', type: 't', param: null, code: null } });
+    expect(JSON.parse(res.text)).toEqual({
+      error: { message: 'slow down', type: 't', param: null, code: null },
+    });
     expect(res.headers.get('retry-after-ms')).toBe('7');
   });
 });
 
 test('a cut stream delivers N data chunks, then the connection dies without [DONE]', async () => {
-  await withEmulator({ responses: [{ fail: { kind: 'cut', afterChunks: 3, reply: { text: 'one two three four five' } } }] }, async (emu) => {
-    const res = await rawPost(`${emu.url}/chat/completions`, request);
-    expect(res.status).toBe(200);
-    expect(res.error).toBeDefined();
-    expect(dataChunks(res.text)).toHaveLength(3);
-    expect(res.text).not.toContain('[DONE]');
-    expect(emu.requests[0]!.closed).toBe('server');
-  });
+  await withEmulator(
+    { responses: [{ fail: { kind: 'cut', afterChunks: 3, reply: { text: 'one two three four five' } } }] },
+    async (emu) => {
+      const res = await rawPost(`${emu.url}/chat/completions`, request);
+      expect(res.status).toBe(200);
+      expect(res.error).toBeDefined();
+      expect(dataChunks(res.text)).toHaveLength(3);
+      expect(res.text).not.toContain('[DONE]');
+      expect(emu.requests[0]!.closed).toBe('server');
+    },
+  );
 });
 
 test('a graceful cut ends the body cleanly after N chunks, with no finish_reason and no [DONE]', async () => {
-  await withEmulator({ responses: [{ fail: { kind: 'cut', afterChunks: 2, graceful: true } }] }, async (emu) => {
-    const res = await rawPost(`${emu.url}/chat/completions`, request);
-    expect(res.error).toBeUndefined();
-    const chunks = dataChunks(res.text);
-    expect(chunks).toHaveLength(2);
-    expect(chunks.every((c) => c.choices[0].finish_reason === null)).toBe(true);
-    expect(res.text).not.toContain('[DONE]');
-  });
+  await withEmulator(
+    { responses: [{ fail: { kind: 'cut', afterChunks: 2, graceful: true } }] },
+    async (emu) => {
+      const res = await rawPost(`${emu.url}/chat/completions`, request);
+      expect(res.error).toBeUndefined();
+      const chunks = dataChunks(res.text);
+      expect(chunks).toHaveLength(2);
+      expect(chunks.every((c) => c.choices[0]!.finish_reason === null)).toBe(true);
+      expect(res.text).not.toContain('[DONE]');
+    },
+  );
 });
 
 test('a malformed chunk is a data line that is not JSON after N good chunks', async () => {
   await withEmulator(
-    { responses: [{ fail: { kind: 'malformed', afterChunks: 2 } }, { fail: { kind: 'malformed', afterChunks: 0, data: '{oops' } }] },
+    {
+      responses: [
+        { fail: { kind: 'malformed', afterChunks: 2 } },
+        { fail: { kind: 'malformed', afterChunks: 0, data: '{oops' } },
+      ],
+    },
     async (emu) => {
-      const events = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter((e) => !('comment' in e));
+      const events = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter(
+        (e) => !('comment' in e),
+      );
       expect(events).toHaveLength(3);
       expect('raw' in events[2]! && events[2].raw.startsWith('{"id":"chatcmpl-emu-0"')).toBe(true);
-      const second = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter((e) => !('comment' in e));
+      const second = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter(
+        (e) => !('comment' in e),
+      );
       expect(second).toEqual([{ raw: '{oops' }]);
     },
   );
 });
 
 test('an error object mid-stream follows N chunks', async () => {
-  await withEmulator({ responses: [{ fail: { kind: 'stream_error', afterChunks: 1, message: 'overloaded mid-way' } }] }, async (emu) => {
-    const chunks = dataChunks((await rawPost(`${emu.url}/chat/completions`, request)).text);
-    expect(chunks).toHaveLength(2);
-    expect(chunks[1]).toEqual({ error: { message: 'overloaded mid-way', type: 'server_error', param: null, code: 'internal_error' } });
-  });
+  await withEmulator(
+    { responses: [{ fail: { kind: 'stream_error', afterChunks: 1, message: 'overloaded mid-way' } }] },
+    async (emu) => {
+      const chunks = dataChunks((await rawPost(`${emu.url}/chat/completions`, request)).text);
+      expect(chunks).toHaveLength(2);
+      expect(chunks[1]).toEqual({
+        error: { message: 'overloaded mid-way', type: 'server_error', param: null, code: 'internal_error' },
+      });
+    },
+  );
 });
 
 test('a hang sends no byte, not even headers, until the client disconnects', async () => {
@@ -105,18 +129,26 @@ test('a hang sends no byte, not even headers, until the client disconnects', asy
 });
 
 test('a hang after N chunks streams the prefix and then stays silent', async () => {
-  await withEmulator({ responses: [{ fail: { kind: 'hang', afterChunks: 2, chunking: { keepAliveEvery: 0 } } }] }, async (emu) => {
-    const abort = new AbortController();
-    const res = await fetch(`${emu.url}/chat/completions`, { method: 'POST', body: JSON.stringify(request), signal: abort.signal });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    while (dataChunks(text).length < 2) text += decoder.decode((await reader.read()).value, { stream: true });
-    expect(dataChunks(text)).toHaveLength(2);
-    abort.abort();
-    await emu.waitFor(() => emu.requests[0]!.closed === 'client', 'the client to disconnect');
-  });
+  await withEmulator(
+    { responses: [{ fail: { kind: 'hang', afterChunks: 2, chunking: { keepAliveEvery: 0 } } }] },
+    async (emu) => {
+      const abort = new AbortController();
+      const res = await fetch(`${emu.url}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify(request),
+        signal: abort.signal,
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (dataChunks(text).length < 2)
+        text += decoder.decode((await reader.read()).value, { stream: true });
+      expect(dataChunks(text)).toHaveLength(2);
+      abort.abort();
+      await emu.waitFor(() => emu.requests[0]!.closed === 'client', 'the client to disconnect');
+    },
+  );
 });
 
 test('close() ends a hung response instead of waiting for it', async () => {

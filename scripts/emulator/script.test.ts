@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { loadScript, parseScript, ScriptError } from './script.js';
 import { startEmulator } from './server.js';
@@ -25,7 +26,10 @@ test('a valid script loads with replies and failures in order', () => {
     JSON.stringify({
       description: 'two calls',
       responses: [
-        { reply: { text: 'hi', toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, chunking: { textPieceChars: 2 } },
+        {
+          reply: { text: 'hi', toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+          chunking: { textPieceChars: 2 },
+        },
         { fail: { kind: 'http', status: 429, retryAfterMs: 5 } },
         { fail: { kind: 'hang' } },
       ],
@@ -33,11 +37,19 @@ test('a valid script loads with replies and failures in order', () => {
   );
   const script = loadScript(file);
   expect(script.description).toBe('two calls');
-  expect(script.responses.map((r) => ('reply' in r ? 'reply' : r.fail.kind))).toEqual(['reply', 'http', 'hang']);
+  expect(script.responses.map((r) => ('reply' in r ? 'reply' : r.fail.kind))).toEqual([
+    'reply',
+    'http',
+    'hang',
+  ]);
 });
 
 test('a wrong field type names the file and the JSON path', () => {
-  const file = writeScript(JSON.stringify({ responses: [{ reply: { text: 'ok' } }, { reply: { toolCalls: [{ name: 7, arguments: {} }] } }] }));
+  const file = writeScript(
+    JSON.stringify({
+      responses: [{ reply: { text: 'ok' } }, { reply: { toolCalls: [{ name: 7, arguments: {} }] } }],
+    }),
+  );
   const e = errorOf(() => loadScript(file));
   expect(e).toBeInstanceOf(ScriptError);
   expect(e.message).toContain(file);
@@ -48,7 +60,14 @@ test('a wrong field type names the file and the JSON path', () => {
 test('an entry without reply or fail, an unknown key and an unknown failure kind are each reported', () => {
   const e = errorOf(() =>
     parseScript(
-      { responses: [{ answer: 'x' }, { reply: { txt: 'typo' } }, { fail: { kind: 'explode' } }, { fail: { kind: 'http', status: 200 } }] },
+      {
+        responses: [
+          { answer: 'x' },
+          { reply: { txt: 'typo' } },
+          { fail: { kind: 'explode' } },
+          { fail: { kind: 'http', status: 200 } },
+        ],
+      },
       'inline.json',
     ),
   );
@@ -65,11 +84,21 @@ test('a missing responses list, invalid JSON and a missing file are clear errors
   const e = errorOf(() => loadScript(bad));
   expect(e.message).toContain(bad);
   expect(e.message).toContain('not valid JSON');
-  expect(errorOf(() => loadScript('/nonexistent/emu.json')).message).toContain('/nonexistent/emu.json: cannot read it');
+  expect(errorOf(() => loadScript('/nonexistent/emu.json')).message).toContain(
+    '/nonexistent/emu.json: cannot read it',
+  );
 });
 
 test('startEmulator rejects a bad script before listening', async () => {
   await expect(startEmulator({ script: { responses: [{ reply: { finish: 'done' } }] } })).rejects.toThrow(
     /responses\[0\]\.reply\.finish/,
   );
+});
+
+test('the example scripts are valid', () => {
+  for (const name of ['hello', 'tool-call', 'failures']) {
+    expect(
+      loadScript(fileURLToPath(new URL(`./examples/${name}.json`, import.meta.url))).responses.length,
+    ).toBeGreaterThan(0);
+  }
 });

@@ -13,7 +13,13 @@ export class ScriptError extends Error {
 const count = z.number().int().nonnegative();
 
 /** Finish reasons DeepSeek sends (tool_calls is implied by toolCalls unless overridden). */
-export const ScriptFinish = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'insufficient_system_resource']);
+export const ScriptFinish = z.enum([
+  'stop',
+  'length',
+  'tool_calls',
+  'content_filter',
+  'insufficient_system_resource',
+]);
 
 /** Usage figures to report; each one left out is estimated from the text (characters / 4). */
 export const ScriptUsage = z.strictObject({
@@ -26,7 +32,9 @@ export const ScriptUsage = z.strictObject({
 /** One tool call the model makes; object arguments are serialized with JSON.stringify. */
 export const ScriptToolCall = z.strictObject({
   name: z.string().min(1),
-  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())], {
+    error: 'expected a JSON string or an object',
+  }),
   /** Overrides the generated `call_N` id. */
   id: z.string().min(1).optional(),
 });
@@ -94,7 +102,11 @@ export const ScriptFail = z.discriminatedUnion('kind', [
 ]);
 export type ScriptFail = z.infer<typeof ScriptFail>;
 
-const ReplyEntry = z.strictObject({ reply: ScriptReply, chunking: ScriptChunking.optional(), note: z.string().optional() });
+const ReplyEntry = z.strictObject({
+  reply: ScriptReply,
+  chunking: ScriptChunking.optional(),
+  note: z.string().optional(),
+});
 const FailEntry = z.strictObject({ fail: ScriptFail, note: z.string().optional() });
 /** One scripted response. */
 export type ScriptEntry = z.infer<typeof ReplyEntry> | z.infer<typeof FailEntry>;

@@ -2,7 +2,14 @@
 // script positionally (response i answers request i) in DeepSeek's stream shape, and injects failures.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadScript, parseScript, type Script, type ScriptChunking, type ScriptFail, type ScriptReply } from './script.js';
+import {
+  loadScript,
+  parseScript,
+  type Script,
+  type ScriptChunking,
+  type ScriptFail,
+  type ScriptReply,
+} from './script.js';
 import {
   completionObject,
   dataLine,
@@ -25,12 +32,7 @@ export interface EmulatorOptions {
 }
 
 /** How a request was answered. */
-export type Served =
-  | 'reply'
-  | `fail:${ScriptFail['kind']}`
-  | 'exhausted'
-  | 'not_found'
-  | 'bad_json';
+export type Served = 'reply' | `fail:${ScriptFail['kind']}` | 'exhausted' | 'not_found' | 'bad_json';
 
 /** One request the emulator received, as tests assert on it. */
 export interface LoggedRequest {
@@ -89,7 +91,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -172,7 +179,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     }
     if (fail.kind === 'hang' && fail.afterChunks === undefined) return; // not a byte until the client leaves
     const reply = fail.reply ?? DEFAULT_PREFIX;
-    const before = framesBefore(frames(streamChunks(reply, fail.chunking, who), fail.chunking), fail.afterChunks ?? 0);
+    const before = framesBefore(
+      frames(streamChunks(reply, fail.chunking, who), fail.chunking),
+      fail.afterChunks ?? 0,
+    );
     if (stream) startSse(res);
     else res.writeHead(200, { 'content-type': 'application/json' });
     if (stream) await writeFrames(res, before);
@@ -187,13 +197,20 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         }
         return;
       case 'malformed': {
-        const bad = fail.data ?? `{"id":"${who.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"trunc`;
+        const bad =
+          fail.data ??
+          `{"id":"${who.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"trunc`;
         await write(res, stream ? `data: ${bad}\n\n` : bad);
         res.end();
         return;
       }
       case 'stream_error':
-        await write(res, stream ? dataLine(errorBody(500, errorDefaults(fail))) : JSON.stringify(errorBody(500, errorDefaults(fail))));
+        await write(
+          res,
+          stream
+            ? dataLine(errorBody(500, errorDefaults(fail)))
+            : JSON.stringify(errorBody(500, errorDefaults(fail))),
+        );
         res.end();
         return;
     }
@@ -214,7 +231,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     try {
       const parsed: unknown = text ? JSON.parse(text) : undefined;
       entry.body = parsed;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+        body = parsed as Record<string, unknown>;
     } catch {
       entry.bodyText = text;
     }
@@ -228,12 +246,22 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     if (entry.method !== 'POST' || !CHAT_PATHS.has(path)) {
       entry.served = 'not_found';
       log(`emulator: #${entry.index} ${entry.method} ${path} -> 404`);
-      return sendJson(res, 404, errorBody(404, { message: `emulator: no route ${entry.method} ${path}; it serves POST /chat/completions` }));
+      return sendJson(
+        res,
+        404,
+        errorBody(404, {
+          message: `emulator: no route ${entry.method} ${path}; it serves POST /chat/completions`,
+        }),
+      );
     }
     if (!body) {
       entry.served = 'bad_json';
       log(`emulator: #${entry.index} POST ${path} -> 400 (body is not a JSON object)`);
-      return sendJson(res, 400, errorBody(400, { message: 'Invalid Format: the request body is not a JSON object' }));
+      return sendJson(
+        res,
+        400,
+        errorBody(400, { message: 'Invalid Format: the request body is not a JSON object' }),
+      );
     }
     const n = nextEntry;
     const scripted = script.responses[n];
@@ -243,7 +271,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         `emulator: script exhausted: request #${entry.index} asked for response ${n}, but ${scriptName} has ` +
         `${script.responses.length} response(s); add a response to the script`;
       log(message);
-      return sendJson(res, 400, errorBody(400, { message, type: 'emulator_script_exhausted', code: 'script_exhausted' }));
+      return sendJson(
+        res,
+        400,
+        errorBody(400, { message, type: 'emulator_script_exhausted', code: 'script_exhausted' }),
+      );
     }
     nextEntry++;
     entry.entry = n;
@@ -254,14 +286,17 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       return serveReply(res, scripted.reply, scripted.chunking, who, stream);
     }
     entry.served = `fail:${scripted.fail.kind}`;
-    log(`emulator: #${entry.index} POST ${path} -> response ${n}: fail ${scripted.fail.kind}${'status' in scripted.fail ? ` ${scripted.fail.status}` : ''}`);
+    log(
+      `emulator: #${entry.index} POST ${path} -> response ${n}: fail ${scripted.fail.kind}${'status' in scripted.fail ? ` ${scripted.fail.status}` : ''}`,
+    );
     return serveFail(res, scripted.fail, who, stream, entry);
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       log(`emulator: internal error: ${(e as Error).stack ?? String(e)}`);
-      if (!res.headersSent) sendJson(res, 500, errorBody(500, { message: `emulator internal error: ${(e as Error).message}` }));
+      if (!res.headersSent)
+        sendJson(res, 500, errorBody(500, { message: `emulator internal error: ${(e as Error).message}` }));
       else res.destroy();
     });
   });
@@ -284,7 +319,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`emulator: timed out after ${timeoutMs} ms waiting for ${what} (${requests.length} request(s) seen)`));
+        reject(
+          new Error(
+            `emulator: timed out after ${timeoutMs} ms waiting for ${what} (${requests.length} request(s) seen)`,
+          ),
+        );
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);

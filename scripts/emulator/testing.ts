@@ -33,12 +33,19 @@ export async function rawPost(
     return { status: res.status, headers: res.headers, text };
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return { status: res.status, headers: res.headers, text, error: `${(e as Error).message}${cause ? ` (${cause})` : ''}` };
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      error: `${(e as Error).message}${cause ? ` (${cause})` : ''}`,
+    };
   }
 }
 
 /** SSE text -> its events: parsed data objects, the literal `[DONE]`, invalid data lines as `{raw}`, comments. */
-export function sseEvents(text: string): ({ data: unknown } | { done: true } | { raw: string } | { comment: string })[] {
+export function sseEvents(
+  text: string,
+): ({ data: unknown } | { done: true } | { raw: string } | { comment: string })[] {
   return text
     .split('\n\n')
     .filter((block) => block !== '')
@@ -54,7 +61,44 @@ export function sseEvents(text: string): ({ data: unknown } | { done: true } | {
     });
 }
 
+/** One tool-call delta as it appears on the wire. */
+export interface ToolDeltaView {
+  index: number;
+  id?: string;
+  type?: string;
+  function: { name?: string; arguments: string };
+}
+
+/** The fields of a data chunk that tests look at (a mid-stream error chunk has only `error`). */
+export interface ChunkView {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: {
+      role?: string;
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: ToolDeltaView[];
+    };
+    logprobs: null;
+    finish_reason: string | null;
+  }[];
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+    completion_tokens_details: { reasoning_tokens: number };
+    prompt_cache_hit_tokens: number;
+    prompt_cache_miss_tokens: number;
+  };
+  error?: { message: string; type: string; param: null; code: string | null };
+}
+
 /** Only the parsed data chunks of an SSE text. */
-export function dataChunks(text: string): Record<string, any>[] {
-  return sseEvents(text).flatMap((e) => ('data' in e ? [e.data as Record<string, any>] : []));
+export function dataChunks(text: string): ChunkView[] {
+  return sseEvents(text).flatMap((e) => ('data' in e ? [e.data as ChunkView] : []));
 }

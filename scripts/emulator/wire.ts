@@ -44,13 +44,18 @@ export function pieces(text: string, max: number): string[] {
 }
 
 /** The OpenAI-style usage object DeepSeek reports (with its cache-hit fields). */
-export function usageObject(reply: ScriptReply, argsChars: number, promptChars: number): Record<string, unknown> {
+export function usageObject(
+  reply: ScriptReply,
+  argsChars: number,
+  promptChars: number,
+): Record<string, unknown> {
   const u = reply.usage ?? {};
   const reasoningChars = Array.from(reply.reasoning ?? '').length;
   const prompt = u.promptTokens ?? tokens(promptChars);
   const reasoning = u.reasoningTokens ?? tokens(reasoningChars);
   const completion =
-    u.completionTokens ?? Math.max(1, tokens(reasoningChars + Array.from(reply.text ?? '').length + argsChars));
+    u.completionTokens ??
+    Math.max(1, tokens(reasoningChars + Array.from(reply.text ?? '').length + argsChars));
   const hit = u.cacheHitTokens ?? 0;
   return {
     prompt_tokens: prompt,
@@ -73,7 +78,11 @@ export function finishOf(reply: ScriptReply): string {
 }
 
 /** The data chunks of one streamed reply, in order (keep-alives and [DONE] are added by `frames`). */
-export function streamChunks(reply: ScriptReply, chunking: ScriptChunking | undefined, who: ResponseIdentity): Chunk[] {
+export function streamChunks(
+  reply: ScriptReply,
+  chunking: ScriptChunking | undefined,
+  who: ResponseIdentity,
+): Chunk[] {
   const textMax = chunking?.textPieceChars ?? DEFAULT_TEXT_PIECE;
   const argsMax = chunking?.argsPieceChars ?? DEFAULT_ARGS_PIECE;
   const usagePlacement = chunking?.usage ?? 'separate';
@@ -97,7 +106,11 @@ export function streamChunks(reply: ScriptReply, chunking: ScriptChunking | unde
   // Thinking-mode streams open with reasoning_content; plain ones with content.
   out.push(
     envelope([
-      choice(thinking ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '' }),
+      choice(
+        thinking
+          ? { role: 'assistant', content: null, reasoning_content: '' }
+          : { role: 'assistant', content: '' },
+      ),
     ]),
   );
   for (const p of pieces(reply.reasoning ?? '', textMax)) {
@@ -116,7 +129,9 @@ export function streamChunks(reply: ScriptReply, chunking: ScriptChunking | unde
   const first = (c: (typeof calls)[number]) =>
     envelope([
       choice({
-        tool_calls: [{ index: c.index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }],
+        tool_calls: [
+          { index: c.index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
       }),
     ]);
   const argPiece = (index: number, piece: string) =>
@@ -124,7 +139,8 @@ export function streamChunks(reply: ScriptReply, chunking: ScriptChunking | unde
   if (chunking?.interleaveToolCalls) {
     for (const c of calls) out.push(first(c));
     const longest = Math.max(0, ...calls.map((c) => c.args.length));
-    for (let i = 0; i < longest; i++) for (const c of calls) if (i < c.args.length) out.push(argPiece(c.index, c.args[i]!));
+    for (let i = 0; i < longest; i++)
+      for (const c of calls) if (i < c.args.length) out.push(argPiece(c.index, c.args[i]!));
   } else {
     for (const c of calls) {
       out.push(first(c));
@@ -179,7 +195,8 @@ export function frames(chunks: Chunk[], chunking: ScriptChunking | undefined): F
   if (every > 0) out.push({ kind: 'comment', text: KEEP_ALIVE });
   chunks.forEach((c, i) => {
     out.push({ kind: 'data', text: dataLine(c) });
-    if (every > 0 && (i + 1) % every === 0 && i + 1 < chunks.length) out.push({ kind: 'comment', text: KEEP_ALIVE });
+    if (every > 0 && (i + 1) % every === 0 && i + 1 < chunks.length)
+      out.push({ kind: 'comment', text: KEEP_ALIVE });
   });
   return out;
 }
@@ -205,7 +222,11 @@ export function errorBody(
 ): { error: { message: string; type: string; param: null; code: string | null } } {
   const defaults: Record<number, [string, string, string | null]> = {
     400: ['Invalid Format: the request body is not valid.', 'invalid_request_error', 'invalid_request_error'],
-    401: ['Authentication Fails, Your api key: ****-emu is invalid', 'authentication_error', 'invalid_request_error'],
+    401: [
+      'Authentication Fails, Your api key: ****-emu is invalid',
+      'authentication_error',
+      'invalid_request_error',
+    ],
     402: ['Insufficient Balance', 'unknown_error', 'invalid_request_error'],
     404: ['Not Found', 'invalid_request_error', 'not_found'],
     422: ['Invalid Parameters', 'invalid_request_error', 'invalid_request_error'],

@@ -25,7 +25,9 @@ export function parseDotEnv(text: string, file = '.env'): Record<string, string>
     if (/^\s*(#.*)?$/.test(line)) continue;
     const m = LINE.exec(line);
     if (!m) {
-      throw new DotEnvError(`${file}:${i + 1}: expected KEY=value (a letter or _ first, then letters, digits, _), got ${JSON.stringify(line)}`);
+      throw new DotEnvError(
+        `${file}:${i + 1}: expected KEY=value (a letter or _ first, then letters, digits, _), got ${JSON.stringify(line)}`,
+      );
     }
     const key = m[1]!;
     let raw = m[2]!;
@@ -39,10 +41,13 @@ export function parseDotEnv(text: string, file = '.env'): Record<string, string>
         body += `\n${lines[++i]}`;
         close = findClose(body, quote);
       }
-      if (close < 0) throw new DotEnvError(`${file}:${startLine}: ${key}: the ${quote} quote is never closed`);
+      if (close < 0)
+        throw new DotEnvError(`${file}:${startLine}: ${key}: the ${quote} quote is never closed`);
       const rest = body.slice(close + 1).trim();
       if (rest && !rest.startsWith('#')) {
-        throw new DotEnvError(`${file}:${i + 1}: ${key}: unexpected text after the closing quote: ${JSON.stringify(rest)}`);
+        throw new DotEnvError(
+          `${file}:${i + 1}: ${key}: unexpected text after the closing quote: ${JSON.stringify(rest)}`,
+        );
       }
       const inner = body.slice(0, close);
       out[key] = quote === '"' ? unescapeDouble(inner) : inner;

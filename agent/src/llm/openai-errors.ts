@@ -65,16 +65,25 @@ export function mapError(e: unknown, signal: AbortSignal, ctx: ErrorContext): Er
   if (isLlmProviderError(e) || isLlmAbortError(e)) return e;
   if (signal.aborted || e instanceof APIUserAbortError) return new LlmAbortError();
   if (e instanceof APIConnectionTimeoutError) {
-    return new LlmProviderError(`model request to ${ctx.baseUrl} timed out after ${ctx.timeoutMs} ms (options.timeoutMs)`, 'connection');
+    return new LlmProviderError(
+      `model request to ${ctx.baseUrl} timed out after ${ctx.timeoutMs} ms (options.timeoutMs)`,
+      'connection',
+    );
   }
   if (e instanceof APIConnectionError) {
-    return new LlmProviderError(`could not reach the model provider at ${ctx.baseUrl}: ${rootCause(e)}`, 'connection');
+    return new LlmProviderError(
+      `could not reach the model provider at ${ctx.baseUrl}: ${rootCause(e)}`,
+      'connection',
+    );
   }
   if (e instanceof APIError) {
     const body = e.error as { message?: unknown } | undefined;
     const providerMessage = typeof body?.message === 'string' ? body.message : e.message;
     if (e.status === undefined) {
-      return new LlmProviderError(`the model provider sent an error mid-stream: ${providerMessage}`, 'stream_error');
+      return new LlmProviderError(
+        `the model provider sent an error mid-stream: ${providerMessage}`,
+        'stream_error',
+      );
     }
     const code = codeForStatus(e.status);
     return new LlmProviderError(
@@ -85,10 +94,16 @@ export function mapError(e: unknown, signal: AbortSignal, ctx: ErrorContext): Er
   }
   if (e instanceof SyntaxError) {
     const data = ctx.badData === undefined ? '' : `: ${truncate(ctx.badData)}`;
-    return new LlmProviderError(`the model provider sent a chunk that is not valid JSON (${e.message})${data}`, 'malformed_chunk');
+    return new LlmProviderError(
+      `the model provider sent a chunk that is not valid JSON (${e.message})${data}`,
+      'malformed_chunk',
+    );
   }
   if (ctx.phase === 'stream') {
-    return new LlmProviderError(`the model stream was cut before a finish_reason: ${rootCause(e)}`, 'stream_cut');
+    return new LlmProviderError(
+      `the model stream was cut before a finish_reason: ${rootCause(e)}`,
+      'stream_cut',
+    );
   }
   return new LlmProviderError(`model request to ${ctx.baseUrl} failed: ${rootCause(e)}`, 'connection');
 }

@@ -1,5 +1,5 @@
 // Maps a provider-neutral LlmRequest to an OpenAI-compatible chat.completions request body.
-import type { ChatMessage, LlmRequest } from '@acp-snapshot/session-log';
+import { type ChatMessage, LlmProviderError, type LlmRequest } from '@acp-snapshot/session-log';
 
 /** Heads the system-prompt addendum that carries compaction summaries. */
 export const SUMMARY_HEADING = '## Summary of the earlier conversation';
@@ -31,7 +31,9 @@ export type WireMessage =
  */
 export function toWireMessages(system: string, messages: ChatMessage[]): WireMessage[] {
   const summaries = messages.filter((m) => m.role === 'summary').map((m) => m.content);
-  const systemText = summaries.length ? [system, SUMMARY_HEADING, ...summaries].filter((s) => s !== '').join('\n\n') : system;
+  const systemText = summaries.length
+    ? [system, SUMMARY_HEADING, ...summaries].filter((s) => s !== '').join('\n\n')
+    : system;
   const out: WireMessage[] = systemText ? [{ role: 'system', content: systemText }] : [];
   for (const m of messages) {
     switch (m.role) {
@@ -55,7 +57,11 @@ export function toWireMessages(system: string, messages: ChatMessage[]): WireMes
           content: m.content === '' ? null : m.content,
           // DeepSeek thinking mode requires the reasoning of a tool-call turn to come back with it.
           ...(m.reasoning !== undefined && { reasoning_content: m.reasoning }),
-          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
         });
         break;
       }
@@ -68,7 +74,10 @@ export function toWireMessages(system: string, messages: ChatMessage[]): WireMes
 export function toChatBody(request: LlmRequest, defaults: BodyDefaults): Record<string, unknown> {
   const model = request.model || defaults.model;
   if (!model) {
-    throw new Error('openai-compatible: no model id: set llm.model in the agent config (or options.model of the plugin)');
+    throw new LlmProviderError(
+      'openai-compatible: no model id: set llm.model in the agent config (or options.model of the plugin)',
+      'bad_request',
+    );
   }
   const temperature = request.params.temperature ?? defaults.temperature;
   const maxTokens = request.params.maxTokens ?? defaults.maxTokens;

@@ -1,7 +1,13 @@
 // Turns chat.completion.chunk objects into provider-neutral StreamChunks.
 import { type FinishReason, LlmProviderError, type StreamChunk, type Usage } from '@acp-snapshot/session-log';
 
-const FINISH_REASONS: readonly string[] = ['stop', 'length', 'tool_calls', 'content_filter', 'insufficient_system_resource'];
+const FINISH_REASONS: readonly string[] = [
+  'stop',
+  'length',
+  'tool_calls',
+  'content_filter',
+  'insufficient_system_resource',
+];
 
 interface ToolCallState {
   id?: string;
@@ -65,7 +71,8 @@ export class ChunkTranslator {
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue; // n = 1: only the first choice exists
       const d = choice.delta ?? {};
-      if (typeof d.reasoning_content === 'string' && d.reasoning_content) out.push({ type: 'reasoning', text: d.reasoning_content });
+      if (typeof d.reasoning_content === 'string' && d.reasoning_content)
+        out.push({ type: 'reasoning', text: d.reasoning_content });
       if (typeof d.content === 'string' && d.content) out.push({ type: 'text', text: d.content });
       for (const tc of d.tool_calls ?? []) this.toolCallDelta(tc, out);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -73,8 +80,15 @@ export class ChunkTranslator {
     return out;
   }
 
-  private toolCallDelta(tc: NonNullable<NonNullable<NonNullable<WireChunk['choices']>[number]['delta']>['tool_calls']>[number], out: StreamChunk[]): void {
-    if (!isCount(tc.index)) throw new LlmProviderError(`malformed chunk: tool call delta without a valid index: ${JSON.stringify(tc)}`, 'malformed_chunk');
+  private toolCallDelta(
+    tc: NonNullable<NonNullable<NonNullable<WireChunk['choices']>[number]['delta']>['tool_calls']>[number],
+    out: StreamChunk[],
+  ): void {
+    if (!isCount(tc.index))
+      throw new LlmProviderError(
+        `malformed chunk: tool call delta without a valid index: ${JSON.stringify(tc)}`,
+        'malformed_chunk',
+      );
     let s = this.calls.get(tc.index);
     if (!s) {
       s = { started: false, pending: '' };

@@ -36,7 +36,11 @@ function stripSafeIntegerBounds(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    if (
+      (k === 'maximum' && v === Number.MAX_SAFE_INTEGER) ||
+      (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)
+    )
+      continue;
     out[k] = stripSafeIntegerBounds(v);
   }
   return out;

@@ -28,7 +28,12 @@ export function createEditFile(): ToolDefinition {
     async run(raw, ctx) {
       const parsed = parseArgs('edit_file', Args, raw);
       if (!parsed.ok) return parsed.outcome;
-      const { path, old_string: oldString, new_string: newString, replace_all: replaceAll = false } = parsed.value;
+      const {
+        path,
+        old_string: oldString,
+        new_string: newString,
+        replace_all: replaceAll = false,
+      } = parsed.value;
       const abs = resolvePath(ctx.cwd, path);
       const shown = displayPath(ctx.cwd, abs);
       if (oldString === '') {
@@ -77,6 +82,7 @@ export function createEditFile(): ToolDefinition {
 /** Start indexes of the non-overlapping occurrences of needle (the ones split/join replaces). */
 function occurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) found.push(i);
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length))
+    found.push(i);
   return found;
 }

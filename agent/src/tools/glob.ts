@@ -7,7 +7,10 @@ import type { ToolDefinition } from './types.js';
 import { findFiles } from './walk.js';
 
 const Args = z.object({
-  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts", "src/*.{js,json}", "*.md". Use "**/*" to list every file.'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob pattern, e.g. "**/*.ts", "src/*.{js,json}", "*.md". Use "**/*" to list every file.'),
   path: z.string().min(1).optional().describe('Directory to search in (default: the working directory).'),
 });
 
@@ -41,7 +44,8 @@ export function createGlob(opts: GlobToolOptions = {}): ToolDefinition {
       const shownRoot = displayPath(ctx.cwd, root);
       const kind = await pathKind(root);
       if (kind === 'missing') return failure(`Error: directory not found: ${shownRoot} (the path argument).`);
-      if (kind !== 'directory') return failure(`Error: ${shownRoot} is not a directory; path must name a directory.`);
+      if (kind !== 'directory')
+        return failure(`Error: ${shownRoot} is not a directory; path must name a directory.`);
       let files: string[];
       try {
         files = await findFiles(root, pattern, ctx.signal);
@@ -52,7 +56,9 @@ export function createGlob(opts: GlobToolOptions = {}): ToolDefinition {
       if (files.length === 0) return success(`No files match "${pattern}" in ${shownRoot}.`, { locations });
       const shown = files.slice(0, maxResults).map((f) => displayPath(ctx.cwd, join(root, f)));
       if (files.length > maxResults) {
-        shown.push(`[${files.length - maxResults} more of ${files.length} files not shown; use a narrower pattern or path]`);
+        shown.push(
+          `[${files.length - maxResults} more of ${files.length} files not shown; use a narrower pattern or path]`,
+        );
       }
       return success(shown.join('\n'), { locations });
     },

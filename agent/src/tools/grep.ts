@@ -10,13 +10,21 @@ import type { ToolDefinition } from './types.js';
 import { findFiles } from './walk.js';
 
 const Args = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression searched for in each line, e.g. "function\\s+main".'),
-  path: z.string().min(1).optional().describe('File or directory to search (default: the working directory).'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('JavaScript regular expression searched for in each line, e.g. "function\\s+main".'),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File or directory to search (default: the working directory).'),
   glob: z
     .string()
     .min(1)
     .optional()
     .describe('Only search files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.{js,ts}".'),
+  ignore_case: z.boolean().optional().describe('Match letters case-insensitively.'),
 });
 
 /** Limits of grep. */
@@ -37,8 +45,8 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
   return {
     name: 'grep',
     description:
-      'Search file contents with a regular expression (JavaScript syntax, case-sensitive; use (?i) style ' +
-      `alternatives like [Ff]oo). Prints "path:line:text" sorted by path and line, at most ${maxMatches} matches. ` +
+      'Search file contents with a regular expression (JavaScript syntax; case-sensitive unless ignore_case). ' +
+      `Prints "path:line:text" sorted by path and line, at most ${maxMatches} matches. ` +
       'Binary files, node_modules and .git are skipped.',
     parameters: jsonSchemaOf(Args),
     kind: 'search',
@@ -51,10 +59,10 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
     async run(raw, ctx) {
       const parsed = parseArgs('grep', Args, raw);
       if (!parsed.ok) return parsed.outcome;
-      const { pattern, path = '.', glob } = parsed.value;
+      const { pattern, path = '.', glob, ignore_case: ignoreCase = false } = parsed.value;
       let regex: RegExp;
       try {
-        regex = new RegExp(pattern);
+        regex = new RegExp(pattern, ignoreCase ? 'i' : '');
       } catch (e) {
         return failure(`Error: pattern is not a valid regular expression: ${messageOf(e)}`);
       }
@@ -67,9 +75,7 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
       let files: string[];
       try {
         files =
-          kind === 'directory'
-            ? await findFiles(root, globPattern(glob), ctx.signal)
-            : [basename(target)];
+          kind === 'directory' ? await findFiles(root, globPattern(glob), ctx.signal) : [basename(target)];
       } catch (e) {
         return failure(`Error: cannot list files under ${shownTarget}: ${messageOf(e)}`);
       }
@@ -100,7 +106,10 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
         if (capped) break;
       }
       const footer: string[] = [];
-      if (capped) footer.push(`[stopped after ${maxMatches} matches; narrow the pattern, path or glob to see the rest]`);
+      if (capped)
+        footer.push(
+          `[stopped after ${maxMatches} matches; narrow the pattern, path or glob to see the rest]`,
+        );
       if (unreadable > 0) footer.push(`[${unreadable} file${unreadable === 1 ? '' : 's'} could not be read]`);
       const body =
         matches.length === 0

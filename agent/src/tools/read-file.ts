@@ -52,7 +52,9 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
       const locations = [{ path: abs, line: offset }];
       if (lines.length === 0) return success(`(${shown} is empty)`, { locations });
       if (offset > lines.length) {
-        return failure(`Error: offset ${offset} is past the end of ${shown}, which has ${lines.length} lines.`);
+        return failure(
+          `Error: offset ${offset} is past the end of ${shown}, which has ${lines.length} lines.`,
+        );
       }
       const end = Math.min(lines.length, offset - 1 + limit);
       const width = String(end).length;
@@ -61,7 +63,8 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
       let last = offset - 1;
       for (let i = offset - 1; i < end; i++) {
         let text = lines[i] ?? '';
-        if (text.length > maxLineChars) text = `${text.slice(0, maxLineChars)} [line truncated: ${text.length} characters]`;
+        if (text.length > maxLineChars)
+          text = `${text.slice(0, maxLineChars)} [line truncated: ${text.length} characters]`;
         const row = `${String(i + 1).padStart(width)}\t${text}`;
         // Keep the whole answer within the budget the model sees, but always show at least one line.
         if (out.length > 0 && used + row.length + 1 > ctx.previewBudget) break;
@@ -70,7 +73,9 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
         last = i + 1;
       }
       if (last < lines.length) {
-        out.push(`[showing lines ${offset}-${last} of ${lines.length}; call read_file with offset=${last + 1} to read on]`);
+        out.push(
+          `[showing lines ${offset}-${last} of ${lines.length}; call read_file with offset=${last + 1} to read on]`,
+        );
       }
       return success(out.join('\n'), { locations });
     },

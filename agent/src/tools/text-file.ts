@@ -12,12 +12,17 @@ export type LoadedText = { ok: true; text: string } | { ok: false; outcome: Tool
 export async function loadTextFile(ctx: ToolContext, absPath: string, shown: string): Promise<LoadedText> {
   const kind = await pathKind(absPath);
   if (kind === 'missing') {
-    return { ok: false, outcome: failure(`Error: file not found: ${shown}. Use glob to find the right path.`) };
+    return {
+      ok: false,
+      outcome: failure(`Error: file not found: ${shown}. Use glob to find the right path.`),
+    };
   }
   if (kind === 'directory') {
     return {
       ok: false,
-      outcome: failure(`Error: ${shown} is a directory, not a file. Use glob with path "${shown}" to list its files.`),
+      outcome: failure(
+        `Error: ${shown} is a directory, not a file. Use glob with path "${shown}" to list its files.`,
+      ),
     };
   }
   if (kind === 'other') return { ok: false, outcome: failure(`Error: ${shown} is not a regular file.`) };
@@ -30,7 +35,9 @@ export async function loadTextFile(ctx: ToolContext, absPath: string, shown: str
   if (isBinary(text)) {
     return {
       ok: false,
-      outcome: failure(`Error: ${shown} is a binary file (it contains NUL bytes); only text files can be read or edited.`),
+      outcome: failure(
+        `Error: ${shown} is a binary file (it contains NUL bytes); only text files can be read or edited.`,
+      ),
     };
   }
   return { ok: true, text };

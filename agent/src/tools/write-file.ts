@@ -31,7 +31,8 @@ export function createWriteFile(): ToolDefinition {
       const abs = resolvePath(ctx.cwd, path);
       const shown = displayPath(ctx.cwd, abs);
       const kind = await pathKind(abs);
-      if (kind === 'directory') return failure(`Error: ${shown} is a directory; give the path of a file inside it.`);
+      if (kind === 'directory')
+        return failure(`Error: ${shown} is a directory; give the path of a file inside it.`);
       if (kind === 'other') return failure(`Error: ${shown} exists and is not a regular file.`);
       let oldText: string | null = null;
       if (kind === 'file') {

@@ -1,0 +1,136 @@
+import { execa } from 'execa';
+import { z } from 'zod';
+import { jsonSchemaOf, looseString, parseArgs } from './args.js';
+import { failure, textContent } from './outcome.js';
+import { pathKind } from './paths.js';
+import { previewOf } from './spill.js';
+import type { ToolDefinition } from './types.js';
+
+const MAX_TIMEOUT_MS = 30 * 60 * 1000;
+
+const Args = z.object({
+  command: z.string().min(1).describe('Shell command line, run with /bin/bash -c in the working directory.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe('Milliseconds before the command is killed (default: the agent setting tools.bashTimeoutMs).'),
+});
+
+/** Limits of bash. */
+export interface BashOptions {
+  /** Characters of output kept in memory; past it the command is stopped. */
+  maxOutputChars?: number;
+  /** Characters of the command shown in the title. */
+  titleChars?: number;
+}
+
+/**
+ * bash: runs a command in a fresh non-login shell (`/bin/bash -c`, no profile files) in the session cwd, with
+ * exactly the scrubbed ctx.env. The shell leads its own process group, so a timeout, a cancel, or the shell's
+ * own exit ends every process it started (background jobs included) and no pipe is left open.
+ * stdout and stderr are interleaved as they arrive; over-budget output is spilled (see spill.ts).
+ */
+export function createBash(opts: BashOptions = {}): ToolDefinition {
+  const maxOutputChars = opts.maxOutputChars ?? 20_000_000;
+  const titleChars = opts.titleChars ?? 60;
+  return {
+    name: 'bash',
+    description:
+      'Run a shell command with /bin/bash -c in the working directory and return its combined stdout and stderr ' +
+      'and its exit code. Each call is a fresh shell (no state is kept between calls); stdin is empty. ' +
+      'Background processes are ended when the command exits. Long output is cut and saved to a file whose path ' +
+      'is given, to read with read_file.',
+    parameters: jsonSchemaOf(Args),
+    kind: 'execute',
+    permission: 'command',
+    title: (args) => `Run: ${shorten(looseString(args, 'command') ?? '', titleChars)}`,
+    locations: () => [],
+    async run(raw, ctx) {
+      const parsed = parseArgs('bash', Args, raw);
+      if (!parsed.ok) return parsed.outcome;
+      const { command, timeout_ms: timeoutMs = ctx.bashTimeoutMs } = parsed.value;
+      if ((await pathKind(ctx.cwd)) !== 'directory') {
+        return failure(`Error: the working directory ${ctx.cwd} does not exist, so the command cannot run.`);
+      }
+      if (ctx.signal.aborted) return failure('Cancelled: the command was not started.');
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
+      const subprocess = execa('/bin/bash', ['-c', command], {
+        cwd: ctx.cwd,
+        env,
+        extendEnv: false,
+        stdin: 'ignore',
+        all: true,
+        reject: false,
+        detached: true,
+        stripFinalNewline: false,
+        maxBuffer: maxOutputChars,
+      });
+      let stopped: 'timeout' | 'cancelled' | undefined;
+      const group = subprocess.pid;
+      const killGroup = () => {
+        if (group !== undefined) killProcessGroup(group);
+      };
+      if (group !== undefined) liveGroups.add(group);
+      const timer = setTimeout(() => {
+        stopped ??= 'timeout';
+        killGroup();
+      }, timeoutMs);
+      const onAbort = () => {
+        stopped ??= 'cancelled';
+        killGroup();
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      // Leftover background jobs would hold the output pipes open and hang the call: end them with the shell.
+      subprocess.once('exit', killGroup);
+      const result = await subprocess;
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (group !== undefined) liveGroups.delete(group);
+
+      const body = typeof result.all === 'string' ? result.all : '';
+      let status: string;
+      if (stopped === 'timeout')
+        status = `[timed out after ${timeoutMs} ms: the command and its child processes were killed]`;
+      else if (stopped === 'cancelled')
+        status = '[cancelled: the command and its child processes were killed]';
+      else if (result.isMaxBuffer) status = `[stopped: the output passed ${maxOutputChars} characters]`;
+      else if (typeof result.exitCode === 'number') status = `[exit code: ${result.exitCode}]`;
+      else if (result.signal) status = `[killed by signal ${result.signal}]`;
+      else status = `[the command could not run: ${result.shortMessage}]`;
+      const ok = stopped === undefined && !result.isMaxBuffer && result.exitCode === 0;
+      const preview = await previewOf(body === '' ? '(no output)' : body, [status], ctx);
+      return {
+        status: ok ? 'completed' : 'failed',
+        output: preview.output,
+        content: [textContent(preview.output)],
+        ...(preview.spill ? { spill: preview.spill } : {}),
+      };
+    },
+  };
+}
+
+// execa's `cleanup` does not apply to detached subprocesses: end their groups ourselves if the agent exits.
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const group of liveGroups) killProcessGroup(group);
+});
+
+function killProcessGroup(group: number): void {
+  try {
+    process.kill(-group, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** The first line of a command, cut to `max` characters with an ellipsis when anything was left out. */
+function shorten(command: string, max: number): string {
+  const first = command.split('\n', 1)[0] ?? '';
+  const more = first.length < command.trimEnd().length;
+  if (first.length > max) return `${first.slice(0, max - 1)}…`;
+  return more ? `${first} …` : first;
+}

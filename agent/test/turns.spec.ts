@@ -1,0 +1,335 @@
+// Prompt turns through the real agent process: text, tools with permissions, parallel and malformed tool
+// calls, provider errors, the step cap. The model is the scripted fake plugin (fixtures/scripted-plugin.mjs).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { AgentProcess, makeDirs, readEvents, textCall, toolCall, updateKinds } from './agent-process.js';
+
+test('text-only turn streams thought and message chunks, persists the turn, and ends with end_turn', async () => {
+  const dirs = makeDirs();
+  const agent = AgentProcess.start(dirs, {
+    calls: [
+      {
+        chunks: [
+          { type: 'reasoning', text: 'The user greets.' },
+          { type: 'text', text: 'Hel' },
+          { type: 'text', text: 'lo!' },
+          {
+            type: 'finish',
+            reason: 'stop',
+            usage: { promptTokens: 10, completionTokens: 3, totalTokens: 13 },
+          },
+        ],
+      },
+    ],
+  });
+  const init = await agent.initialize();
+  expect(init.protocolVersion).toBe(1);
+  expect(init.agentCapabilities?.loadSession).toBe(true);
+  expect(init.agentCapabilities?.promptCapabilities).toEqual({
+    image: false,
+    audio: false,
+    embeddedContext: true,
+  });
+  expect(init.agentInfo?.name).toBe('acp-snapshot-agent');
+
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  expect(sessionId).toBe('sess-1');
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'hi' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  expect(agent.updates.map((u) => u.update)).toEqual([
+    { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'The user greets.' } },
+    { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hel' } },
+    { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'lo!' } },
+  ]);
+  expect(agent.updates.every((u) => u.sessionId === sessionId)).toBe(true);
+
+  const [req] = agent.requests();
+  expect(req!.request.model).toBe('deepseek-chat');
+  expect(req!.request.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  expect(req!.request.system).toContain(`Working directory: ${dirs.cwd}`);
+  expect(req!.request.tools.map((t) => t.name)).toContain('read_file');
+
+  expect(await agent.close()).toBe(0);
+  // stdout carried JSON-RPC only.
+  for (const line of agent.stdoutLines) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+
+  const events = await readEvents(dirs.persist, sessionId);
+  expect(events.map((e) => e.type)).toEqual([
+    'session/header',
+    'turn/start',
+    'message/committed',
+    'llm/request',
+    'assistant/chunk',
+    'assistant/chunk',
+    'assistant/chunk',
+    'assistant/chunk',
+    'message/committed',
+    'turn/end',
+  ]);
+  const header = events[0] as Extract<(typeof events)[number], { type: 'session/header' }>;
+  expect(header.cwd).toBe(dirs.cwd);
+  expect(header.provider.model).toBe('deepseek-chat');
+  expect(header.provider.plugin).toMatch(/^module:.*scripted-plugin\.mjs$/);
+  expect(events[8]).toEqual({
+    type: 'message/committed',
+    turn: 1,
+    message: { role: 'assistant', content: 'Hello!', reasoning: 'The user greets.' },
+  });
+  expect(events[9]).toEqual({ type: 'turn/end', turn: 1, kind: 'completed' });
+});
+
+test('tool turn: one edit allowed, one rejected; the model sees both results and the reasoning is kept', async () => {
+  const dirs = makeDirs();
+  const agent = AgentProcess.start(dirs, {
+    calls: [
+      toolCall(
+        [
+          { id: 'call_a', name: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'alpha\n' }) },
+          { id: 'call_b', name: 'write_file', args: JSON.stringify({ path: 'b.txt', content: 'beta\n' }) },
+        ],
+        'I will write both files.',
+      ),
+      textCall(['Wrote a.txt; b.txt was rejected.']),
+    ],
+    answer: (req) =>
+      req.toolCall.toolCallId === 'call_a'
+        ? { outcome: 'selected', optionId: 'allow_once' }
+        : { outcome: 'selected', optionId: 'reject_once' },
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'write files' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+
+  expect(readFileSync(join(dirs.cwd, 'a.txt'), 'utf8')).toBe('alpha\n');
+  expect(existsSync(join(dirs.cwd, 'b.txt'))).toBe(false);
+  expect(agent.permissionRequests.map((r) => [r.toolCall.toolCallId, r.options.map((o) => o.kind)])).toEqual([
+    ['call_a', ['allow_once', 'reject_once']],
+    ['call_b', ['allow_once', 'reject_once']],
+  ]);
+  const toolUpdates = agent.updates
+    .map((u) => u.update)
+    .filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
+  expect(toolUpdates.map((u) => [u.sessionUpdate, u.toolCallId, u.status])).toEqual([
+    ['tool_call', 'call_a', 'pending'],
+    ['tool_call', 'call_b', 'pending'],
+    ['tool_call_update', 'call_a', 'in_progress'],
+    ['tool_call_update', 'call_a', 'completed'],
+    ['tool_call_update', 'call_b', 'failed'],
+  ]);
+  const first = toolUpdates[0]!;
+  expect(first.sessionUpdate === 'tool_call' && first.kind).toBe('edit');
+  expect(first.locations?.[0]?.path).toBe(join(dirs.cwd, 'a.txt'));
+  const completed = toolUpdates[3]!;
+  expect(completed.content?.some((c) => c.type === 'diff')).toBe(true);
+
+  const second = agent.requests()[1]!.request;
+  expect(second.messages[1]).toMatchObject({
+    role: 'assistant',
+    reasoning: 'I will write both files.',
+    toolCalls: [{ id: 'call_a' }, { id: 'call_b' }],
+  });
+  expect(second.messages[2]).toMatchObject({ role: 'tool', toolCallId: 'call_a' });
+  expect(second.messages[3]).toMatchObject({ role: 'tool', toolCallId: 'call_b' });
+  expect((second.messages[3] as { content: string }).content).toContain('Rejected');
+  await agent.close();
+
+  const events = await readEvents(dirs.persist, sessionId);
+  const perm = events.filter((e) => e.type === 'permission/request' || e.type === 'permission/outcome');
+  expect(perm).toEqual([
+    { type: 'permission/request', turn: 1, toolCallId: 'call_a', options: expect.any(Array) },
+    {
+      type: 'permission/outcome',
+      turn: 1,
+      toolCallId: 'call_a',
+      outcome: 'selected',
+      optionId: 'allow_once',
+    },
+    { type: 'permission/request', turn: 1, toolCallId: 'call_b', options: expect.any(Array) },
+    {
+      type: 'permission/outcome',
+      turn: 1,
+      toolCallId: 'call_b',
+      outcome: 'selected',
+      optionId: 'reject_once',
+    },
+  ]);
+  expect(
+    events.filter((e) => e.type === 'tool/result').map((e) => e.type === 'tool/result' && e.status),
+  ).toEqual(['completed', 'failed']);
+});
+
+test('parallel read calls in one step each get their tool_call and update, results in call order', async () => {
+  const dirs = makeDirs();
+  writeFileSync(join(dirs.cwd, 'one.txt'), 'first file\n');
+  writeFileSync(join(dirs.cwd, 'two.txt'), 'second file\n');
+  const agent = AgentProcess.start(dirs, {
+    calls: [
+      toolCall([
+        { id: 'r1', name: 'read_file', args: '{"path":"one.txt"}' },
+        { id: 'r2', name: 'read_file', args: '{"path":"two.txt"}' },
+      ]),
+      textCall(['Both read.']),
+    ],
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'read' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  // Reads need no permission.
+  expect(agent.permissionRequests).toEqual([]);
+  expect(updateKinds(agent.updates)).toEqual([
+    'tool_call',
+    'tool_call',
+    'tool_call_update',
+    'tool_call_update',
+    'tool_call_update',
+    'tool_call_update',
+    'agent_message_chunk',
+  ]);
+  const calls = agent.updates.map((u) => u.update).filter((u) => u.sessionUpdate === 'tool_call');
+  expect(calls.map((c) => c.sessionUpdate === 'tool_call' && [c.toolCallId, c.kind])).toEqual([
+    ['r1', 'read'],
+    ['r2', 'read'],
+  ]);
+  const msgs = agent.requests()[1]!.request.messages;
+  expect(
+    msgs
+      .slice(2)
+      .map(
+        (m) =>
+          m.role === 'tool' && [
+            m.toolCallId,
+            m.content.includes(m.toolCallId === 'r1' ? 'first file' : 'second file'),
+          ],
+      ),
+  ).toEqual([
+    ['r1', true],
+    ['r2', true],
+  ]);
+  await agent.close();
+});
+
+test('malformed tool arguments become a tool error the model recovers from', async () => {
+  const dirs = makeDirs();
+  const agent = AgentProcess.start(dirs, {
+    calls: [
+      toolCall([{ id: 'bad', name: 'read_file', args: '{"path": "x.txt"' }]),
+      toolCall([{ id: 'ghost', name: 'no_such_tool', args: '{}' }]),
+      textCall(['Sorry, recovered.']),
+    ],
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'go' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  const failedUpdates = agent.updates
+    .map((u) => u.update)
+    .filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed');
+  expect(failedUpdates.map((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId)).toEqual([
+    'bad',
+    'ghost',
+  ]);
+  const reqs = agent.requests();
+  const afterBad = reqs[1]!.request.messages.at(-1)!;
+  expect(afterBad).toMatchObject({ role: 'tool', toolCallId: 'bad' });
+  expect(afterBad.content).toContain('not valid JSON');
+  const afterGhost = reqs[2]!.request.messages.at(-1)!;
+  expect(afterGhost.content).toContain('there is no tool named "no_such_tool"');
+  await agent.close();
+});
+
+test('a provider error ends the turn with a JSON-RPC error naming it; a cut stream too; the process goes on', async () => {
+  const dirs = makeDirs();
+  const agent = AgentProcess.start(dirs, {
+    calls: [
+      {
+        chunks: [],
+        throw: { message: 'Authentication Fails (invalid api key)', code: 'unauthorized', status: 401 },
+      },
+      { chunks: [{ type: 'text', text: 'partial' }] },
+      textCall(['fine now']),
+    ],
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const prompt = (text: string) =>
+    agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  const err = await prompt('one').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toMatchObject({ code: -32603, data: { code: 'unauthorized', status: 401, turn: 1 } });
+  expect((err as Error).message).toContain('HTTP 401');
+  expect((err as Error).message).toContain('Authentication Fails');
+  const cut = await prompt('two').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(cut).toMatchObject({ code: -32603, data: { code: 'stream_cut', turn: 2 } });
+  expect((await prompt('three')).stopReason).toBe('end_turn');
+  // The partial text of the cut turn was kept in the conversation.
+  expect(agent.requests()[2]!.request.messages.map((m) => [m.role, m.content])).toEqual([
+    ['user', 'one'],
+    ['user', 'two'],
+    ['assistant', 'partial'],
+    ['user', 'three'],
+  ]);
+  await agent.close();
+  const ends = (await readEvents(dirs.persist, sessionId)).filter((e) => e.type === 'turn/end');
+  expect(ends).toEqual([
+    {
+      type: 'turn/end',
+      turn: 1,
+      kind: 'error',
+      error: { message: expect.stringContaining('HTTP 401'), code: 'unauthorized' },
+    },
+    {
+      type: 'turn/end',
+      turn: 2,
+      kind: 'error',
+      error: { message: expect.stringContaining('without a finish'), code: 'stream_cut' },
+    },
+    { type: 'turn/end', turn: 3, kind: 'completed' },
+  ]);
+});
+
+test('finish reasons map to stop reasons, and the step cap gives max_turn_requests', async () => {
+  const dirs = makeDirs();
+  writeFileSync(join(dirs.cwd, 'f.txt'), 'x\n');
+  const agent = AgentProcess.start(dirs, {
+    overlay: { maxStepsPerTurn: 1 },
+    calls: [
+      textCall(['cut'], 'length'),
+      textCall(['no'], 'content_filter'),
+      toolCall([{ id: 'c1', name: 'read_file', args: '{"path":"f.txt"}' }]),
+    ],
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const prompt = async (text: string) =>
+    (await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })).stopReason;
+  expect(await prompt('a')).toBe('max_tokens');
+  expect(await prompt('b')).toBe('refusal');
+  expect(await prompt('c')).toBe('max_turn_requests');
+  await agent.close();
+  const ends = (await readEvents(dirs.persist, sessionId)).filter((e) => e.type === 'turn/end');
+  expect(ends.map((e) => e.type === 'turn/end' && e.kind)).toEqual([
+    'max_tokens',
+    'refusal',
+    'max_turn_requests',
+  ]);
+});

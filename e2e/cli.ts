@@ -1,0 +1,41 @@
+/** Shared by `npm run record` and `npm run refresh`: run a fixture-writing project over named scenarios. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { discoverScenarios, fixturesDir, REPO_ROOT } from './scenarios.js';
+import { pruneSidecars } from './sidecars.js';
+
+/** Validates scenario names given on the command line; returns an error message or undefined. */
+export function unknownScenarios(names: readonly string[], known: readonly string[]): string | undefined {
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length === 0) return undefined;
+  return `unknown scenario(s): ${unknown.join(', ')} (known: ${known.join(', ') || 'none'}; a scenario is a directory with an input.json under fixtures/scenarios/)`;
+}
+
+/**
+ * Runs `playwright test --project=PROJECT` over the named scenarios (all when none), one progress
+ * line per scenario (list reporter), then deletes sidecars no session fixture references any more.
+ */
+export async function runFixtureProject(
+  project: 'record' | 'refresh',
+  names: readonly string[],
+): Promise<number> {
+  const dir = fixturesDir();
+  const known = discoverScenarios(dir, {});
+  const bad = unknownScenarios(names, known);
+  if (bad) {
+    console.error(`${project}: ${bad}`);
+    return 2;
+  }
+  const selected = names.length ? names : known;
+  console.error(`${project}: ${selected.length} scenario(s): ${selected.join(', ')}`);
+  const cli = join(REPO_ROOT, 'node_modules/@playwright/test/cli.js');
+  const r = spawnSync(process.execPath, [cli, 'test', `--project=${project}`, '--reporter=list'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ...(names.length ? { ACP_SNAPSHOT_ONLY: names.join(',') } : {}) },
+  });
+  const code = r.status ?? 1;
+  if (code !== 0) return code;
+  for (const f of await pruneSidecars(dir)) console.error(`${project}: removed unreferenced sidecar ${f}`);
+  return 0;
+}

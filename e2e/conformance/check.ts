@@ -1,0 +1,85 @@
+/** The shape of one conformance check, what it may ask of a target, and how it reports. */
+import type { AgentConnection } from './wire.js';
+
+/**
+ * What the model should do in one prompt turn a check runs. Agents that call no model ignore it; a
+ * target backed by a model emulator scripts the emulator from it.
+ * - simple: answer with a short text;
+ * - slow: start answering, then stall until the turn is cancelled;
+ * - permission: call a tool that needs the user's permission (a file write), then answer;
+ * - file: call a tool that reads a file in the workspace, then answer.
+ */
+export type TurnKind = 'simple' | 'slow' | 'permission' | 'file';
+
+/** Result status of a check. */
+export type CheckStatus = 'pass' | 'fail' | 'skip';
+
+/** Timeouts every wait in a check is bounded by (ms). */
+export interface Timeouts {
+  /** A response to a request that needs no model turn. */
+  request: number;
+  /** A whole prompt turn. */
+  turn: number;
+  /** The agent exiting after stdin closes. */
+  exit: number;
+  /** How long a cancel check waits for a sign of progress before it cancels anyway. */
+  progress: number;
+}
+
+/** Default timeouts (generous for slow agents; every wait is a condition with a deadline). */
+export const DEFAULT_TIMEOUTS: Timeouts = { request: 10_000, turn: 30_000, exit: 5_000, progress: 5_000 };
+
+/** What a check gets from the runner. */
+export interface CheckContext {
+  /** Spawns a fresh agent process for this check (all processes of a check share one prepared target). */
+  start(label?: string): AgentConnection;
+  /** An absolute, existing directory to use as the session cwd. */
+  cwd: string;
+  timeouts: Timeouts;
+}
+
+/** One conformance check, derived from the ACP v1 spec. */
+export interface Check {
+  /** Stable id, `area.name`. */
+  id: string;
+  /** One line saying what is required. */
+  title: string;
+  /** Where the requirement comes from (spec page or schema definition). */
+  source: string;
+  /** The model turns the check runs, in order (for targets that script a model). */
+  turns?: TurnKind[];
+  /** Resolves with a short pass detail; throws {@link CheckFailed} or {@link CheckSkipped}. */
+  run(ctx: CheckContext): Promise<string>;
+}
+
+/** The agent did not meet the requirement; the message says what was observed. */
+export class CheckFailed extends Error {
+  override name = 'CheckFailed';
+}
+
+/** The requirement does not apply to this agent; the message says why. */
+export class CheckSkipped extends Error {
+  override name = 'CheckSkipped';
+}
+
+/** Throws {@link CheckFailed}. */
+export function fail(detail: string): never {
+  throw new CheckFailed(detail);
+}
+
+/** Throws {@link CheckSkipped}. */
+export function skip(reason: string): never {
+  throw new CheckSkipped(reason);
+}
+
+/** Fails with all problems when there are any. */
+export function failIf(problems: string[], prefix = ''): void {
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, 5).join('; ');
+  fail(`${prefix}${shown}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+}
+
+/** Shortens a raw line for a detail message. */
+export function clip(text: string, max = 160): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}

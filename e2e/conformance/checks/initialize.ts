@@ -1,0 +1,126 @@
+/** Initialization checks (ACP v1 protocol/initialization). */
+import { type Check, clip, fail } from '../check.js';
+import { finish, initialize, initializeParams, PROTOCOL_VERSION, resultOf } from '../exchange.js';
+import { checkDef } from '../schema.js';
+
+/** A version no v1 agent supports. */
+const FUTURE_VERSION = 65535;
+
+const versionEcho: Check = {
+  id: 'initialize.version-echo',
+  title: 'initialize with protocolVersion 1 returns protocolVersion 1',
+  source: 'protocol/initialization (version negotiation)',
+  async run(ctx) {
+    const conn = ctx.start();
+    try {
+      const init = await initialize(conn, ctx);
+      if (init.protocolVersion !== PROTOCOL_VERSION) {
+        fail(`asked for ${PROTOCOL_VERSION}, got protocolVersion ${JSON.stringify(init.protocolVersion)}`);
+      }
+    } finally {
+      await finish(conn, ctx);
+    }
+    return 'protocolVersion 1';
+  },
+};
+
+const versionDowngrade: Check = {
+  id: 'initialize.version-downgrade',
+  title: `initialize asking for an unsupported newer version (${FUTURE_VERSION}) answers with the agent's latest, 1`,
+  source: 'protocol/initialization (version negotiation)',
+  async run(ctx) {
+    const conn = ctx.start();
+    try {
+      const resp = await conn.request('initialize', initializeParams(FUTURE_VERSION), ctx.timeouts.request);
+      const init = resultOf(resp, `initialize with protocolVersion ${FUTURE_VERSION}`);
+      if (init.protocolVersion !== PROTOCOL_VERSION) {
+        fail(
+          `asked for ${FUTURE_VERSION}, got protocolVersion ${JSON.stringify(init.protocolVersion)} (a v1 agent must answer 1)`,
+        );
+      }
+    } finally {
+      await finish(conn, ctx);
+    }
+    return `asked for ${FUTURE_VERSION}, got 1`;
+  },
+};
+
+const capabilities: Check = {
+  id: 'initialize.capabilities',
+  title: 'the initialize result is a schema-valid InitializeResponse with well-formed agentCapabilities',
+  source: 'protocol/initialization; schema $defs/InitializeResponse, AgentCapabilities',
+  async run(ctx) {
+    const conn = ctx.start();
+    let init: Record<string, unknown>;
+    try {
+      init = await initialize(conn, ctx);
+    } finally {
+      await finish(conn, ctx);
+    }
+    const problem = checkDef('InitializeResponse', init);
+    if (problem) fail(`initialize result ${problem}`);
+    if ('agentCapabilities' in init) {
+      const caps = checkDef('AgentCapabilities', init.agentCapabilities);
+      if (caps) fail(`agentCapabilities ${caps}`);
+    }
+    return `agentCapabilities ${clip(JSON.stringify(init.agentCapabilities ?? '(absent: all defaults)'), 120)}`;
+  },
+};
+
+const agentInfo: Check = {
+  id: 'initialize.agent-info',
+  title: 'the initialize result carries agentInfo with a name and a version',
+  source:
+    'protocol/initialization (agentInfo; "will be required" in future versions); schema $defs/Implementation',
+  async run(ctx) {
+    const conn = ctx.start();
+    let init: Record<string, unknown>;
+    try {
+      init = await initialize(conn, ctx);
+    } finally {
+      await finish(conn, ctx);
+    }
+    if (init.agentInfo === undefined || init.agentInfo === null) fail('initialize result has no agentInfo');
+    const problem = checkDef('Implementation', init.agentInfo);
+    if (problem) fail(`agentInfo ${problem}`);
+    return clip(JSON.stringify(init.agentInfo), 120);
+  },
+};
+
+const beforeInitialize: Check = {
+  id: 'initialize.before-initialize',
+  title:
+    'a request before initialize gets a well-formed response (result or error) and initialize still works after it',
+  source: 'protocol/initialization (clients MUST initialize first); JSON-RPC 2.0 (every request is answered)',
+  async run(ctx) {
+    const conn = ctx.start();
+    let early: Record<string, unknown>;
+    try {
+      early = await conn
+        .request('session/new', { cwd: ctx.cwd, mcpServers: [] }, ctx.timeouts.request)
+        .catch((e: Error) => fail(`session/new before initialize: ${e.message}`));
+      const hasResult = 'result' in early;
+      if (hasResult === 'error' in early)
+        fail(`the early response has ${hasResult ? 'both result and error' : 'neither result nor error'}`);
+      if ('error' in early) {
+        const p = checkDef('Error', early.error);
+        if (p) fail(`the early error ${p}`);
+      }
+      await initialize(conn, ctx);
+    } finally {
+      await finish(conn, ctx);
+    }
+    return 'error' in early
+      ? `answered with error ${clip(JSON.stringify(early.error), 100)}; initialize then succeeded`
+      : 'answered with a result; initialize then succeeded';
+  },
+};
+
+/** Initialization checks. */
+export const initializeChecks: Check[] = [
+  versionEcho,
+  versionDowngrade,
+  capabilities,
+  agentInfo,
+  beforeInitialize,
+];

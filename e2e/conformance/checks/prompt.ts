@@ -1,0 +1,241 @@
+/** Prompt turn checks (ACP v1 protocol/prompt-turn, file-system, terminals). */
+import { type Check, type CheckContext, clip, fail, failIf, skip } from '../check.js';
+import {
+  finish,
+  indexOf,
+  progressOrResponse,
+  promptTurn,
+  resultOf,
+  startSession,
+  textPrompt,
+  updatesAfter,
+} from '../exchange.js';
+import { checkDef, stopReasons } from '../schema.js';
+import { type AgentConnection, isAgentRequest, WaitError } from '../wire.js';
+
+const stopReason: Check = {
+  id: 'prompt.stop-reason',
+  title: 'a prompt turn ends with a successful response whose stopReason is a defined StopReason',
+  source: 'protocol/prompt-turn (stop reasons); schema $defs/PromptResponse, StopReason',
+  turns: ['simple'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    let result: Record<string, unknown>;
+    try {
+      const turn = await promptTurn(conn, ctx, sessionId, 'Say hello in one short sentence.');
+      result = resultOf(turn.response, 'session/prompt');
+    } finally {
+      await finish(conn, ctx);
+    }
+    const valid = stopReasons();
+    if (!valid.includes(result.stopReason as string)) {
+      fail(`stopReason ${JSON.stringify(result.stopReason)} is not one of ${valid.join(', ')}`);
+    }
+    return `stopReason ${String(result.stopReason)}`;
+  },
+};
+
+const updateSessionId: Check = {
+  id: 'prompt.update-session-id',
+  title: 'every session/update of a turn is schema-valid and carries the prompted sessionId',
+  source: 'protocol/prompt-turn (agent reports output); schema $defs/SessionNotification',
+  turns: ['simple'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    let updates: Record<string, unknown>[];
+    try {
+      updates = (await promptTurn(conn, ctx, sessionId, 'Say hello in one short sentence.')).updates;
+    } finally {
+      await finish(conn, ctx);
+    }
+    const problems: string[] = [];
+    updates.forEach((u, i) => {
+      if (u.sessionId !== sessionId)
+        problems.push(
+          `update ${i + 1} has sessionId ${JSON.stringify(u.sessionId)}, not ${JSON.stringify(sessionId)}`,
+        );
+      const p = checkDef('SessionNotification', u);
+      if (p) problems.push(`update ${i + 1} ${p}`);
+    });
+    failIf(problems);
+    return updates.length === 0
+      ? 'no updates during the turn (allowed)'
+      : `${updates.length} updates, all for the session`;
+  },
+};
+
+/**
+ * Starts a turn and cancels it once it shows progress (an update or a permission request), or after the
+ * progress deadline if it shows none. Returns the prompt response and where it is on the transcript.
+ */
+async function cancelTurn(
+  conn: AgentConnection,
+  ctx: CheckContext,
+  sessionId: string,
+  text: string,
+  waitForPermission: boolean,
+): Promise<{
+  response: Record<string, unknown>;
+  responseIndex: number;
+  settled: number;
+  cancelIndex: number;
+}> {
+  const from = conn.inbound.length;
+  const promptId = conn.sendRequest('session/prompt', textPrompt(sessionId, text));
+  const ready = waitForPermission
+    ? (m: Record<string, unknown>) =>
+        isAgentRequest(m, 'session/request_permission') ||
+        ('id' in m && m.id === promptId && !('method' in m))
+    : progressOrResponse(promptId, sessionId);
+  const first = await conn
+    .waitFor(ready, 'a sign the turn is running', ctx.timeouts.progress, from)
+    .catch((e) => {
+      if (e instanceof WaitError && !conn.exit) return undefined;
+      throw e;
+    });
+  if (first && 'id' in first && first.id === promptId && !('method' in first)) {
+    skip(
+      `the turn ended (${clip(JSON.stringify(first.result ?? first.error), 80)}) before a cancel could be sent`,
+    );
+  }
+  if (waitForPermission && !first) skip('the agent asked for no permission during the turn');
+  const cancelIndex = conn.inbound.length - 1;
+  conn.notify('session/cancel', { sessionId });
+  // The client MUST answer every pending permission request of the session with `cancelled`.
+  const settled = conn.settleHeldPermissions();
+  conn.permissionPolicy = 'allow';
+  const response = await conn.response(
+    promptId,
+    'the session/prompt response after session/cancel',
+    ctx.timeouts.turn,
+  );
+  return { response, responseIndex: indexOf(conn, response), settled, cancelIndex };
+}
+
+function cancelVerdict(
+  conn: AgentConnection,
+  sessionId: string,
+  r: { response: Record<string, unknown>; responseIndex: number; cancelIndex: number },
+): string[] {
+  const problems: string[] = [];
+  if ('error' in r.response) {
+    problems.push(
+      `the prompt ended with an error instead of stopReason "cancelled": ${clip(JSON.stringify(r.response.error))}`,
+    );
+  } else {
+    const reason = (r.response.result as { stopReason?: unknown } | undefined)?.stopReason;
+    if (reason !== 'cancelled') problems.push(`stopReason ${JSON.stringify(reason)}, expected "cancelled"`);
+  }
+  const late = updatesAfter(conn, r.responseIndex, sessionId);
+  if (late.length > 0) {
+    const kind = (late[0]!.update as { sessionUpdate?: unknown } | undefined)?.sessionUpdate;
+    problems.push(
+      `${late.length} session/update(s) arrived after the prompt response (first: ${String(kind)})`,
+    );
+  }
+  const laterAsks = conn.inbound
+    .slice(r.cancelIndex + 1)
+    .filter((i) => i.msg && isAgentRequest(i.msg, 'session/request_permission')).length;
+  if (laterAsks > 0) problems.push(`${laterAsks} new permission request(s) after session/cancel`);
+  return problems;
+}
+
+const cancel: Check = {
+  id: 'prompt.cancel',
+  title:
+    'session/cancel during a turn ends it with stopReason "cancelled" and no update follows the response',
+  source: 'protocol/prompt-turn (cancellation)',
+  turns: ['slow'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    let r: Awaited<ReturnType<typeof cancelTurn>>;
+    try {
+      conn.permissionPolicy = 'hold';
+      r = await cancelTurn(conn, ctx, sessionId, 'Count slowly from one to one thousand.', false);
+    } finally {
+      await finish(conn, ctx);
+    }
+    failIf(cancelVerdict(conn, sessionId, r));
+    return `stopReason cancelled; nothing after the response${r.settled ? ` (${r.settled} permission request settled)` : ''}`;
+  },
+};
+
+const cancelPermission: Check = {
+  id: 'prompt.cancel-permission',
+  title:
+    'session/cancel while a permission request is pending: the client settles it as cancelled and the turn ends "cancelled"',
+  source: 'protocol/prompt-turn (cancellation: pending session/request_permission answered with cancelled)',
+  turns: ['permission'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    let r: Awaited<ReturnType<typeof cancelTurn>>;
+    try {
+      conn.permissionPolicy = 'hold';
+      r = await cancelTurn(
+        conn,
+        ctx,
+        sessionId,
+        'Create a file named conformance.txt containing the word ok.',
+        true,
+      );
+    } finally {
+      await finish(conn, ctx);
+    }
+    failIf(cancelVerdict(conn, sessionId, r));
+    return `${r.settled} pending permission request(s) settled; stopReason cancelled; nothing after the response`;
+  },
+};
+
+const cancelNoLeak: Check = {
+  id: 'prompt.cancel-no-leak',
+  title: 'a session/cancel sent after a turn ended does not cancel the next turn',
+  source: 'protocol/prompt-turn (cancellation applies to the ongoing turn)',
+  turns: ['simple', 'simple'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    let reasons: unknown[];
+    try {
+      const one = await promptTurn(conn, ctx, sessionId, 'Say hello in one short sentence.');
+      conn.notify('session/cancel', { sessionId });
+      const two = await promptTurn(conn, ctx, sessionId, 'Say goodbye in one short sentence.');
+      reasons = [one, two].map((t, i) => resultOf(t.response, `session/prompt ${i + 1}`).stopReason);
+    } finally {
+      await finish(conn, ctx);
+    }
+    if (reasons[0] === 'cancelled') fail('the first turn ended "cancelled" although nothing cancelled it');
+    if (reasons[1] === 'cancelled')
+      fail('the turn after a late session/cancel ended "cancelled": the cancel leaked into it');
+    return `stopReasons ${reasons.join(', ')}`;
+  },
+};
+
+const noUnadvertisedCalls: Check = {
+  id: 'client.no-fs-terminal',
+  title: 'no fs/* or terminal/* request when the client advertised neither capability',
+  source: 'protocol/file-system, protocol/terminals (only if the client advertises the capability)',
+  turns: ['file'],
+  async run(ctx) {
+    const { conn, sessionId } = await startSession(ctx);
+    try {
+      await promptTurn(conn, ctx, sessionId, 'Read the file README.md and summarize it in one sentence.');
+    } finally {
+      await finish(conn, ctx);
+    }
+    const calls = conn.capabilityCalls.map((c) => c.method);
+    if (calls.length > 0)
+      fail(
+        `the agent called ${[...new Set(calls)].join(', ')} (${calls.length} request(s)) although the client advertised fs: false, terminal: false`,
+      );
+    return 'no fs/* or terminal/* requests';
+  },
+};
+
+/** Prompt turn checks. */
+export const promptChecks: Check[] = [
+  stopReason,
+  updateSessionId,
+  cancel,
+  cancelPermission,
+  cancelNoLeak,
+  noUnadvertisedCalls,
+];

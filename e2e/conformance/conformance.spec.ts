@@ -1,0 +1,52 @@
+// The `conformance` project: every ACP v1 conformance check as one test, against the SDK 1.9 example
+// agent and against our agent. A check an agent fails for a known, legitimate reason is declared with
+// test.fail and the reason (so it shows in the report and flips to an error if the agent ever passes).
+import { expect, test } from '@playwright/test';
+import { ALL_CHECKS } from './checks/index.js';
+import { type AgentTarget, runCheck } from './runner.js';
+import { ourAgentBuilt, ourAgentTarget, sdkExampleTarget } from './targets.js';
+
+interface Suite {
+  target: () => AgentTarget;
+  /** check id -> why this agent fails it. */
+  expectedFailures: Record<string, string>;
+  /** Set when the suite cannot run at all (and why). */
+  unavailable?: () => string | undefined;
+}
+
+const SUITES: Record<string, Suite> = {
+  'sdk-1.9-example': {
+    target: sdkExampleTarget,
+    expectedFailures: {
+      'initialize.agent-info':
+        'the SDK 1.9 example answers initialize with protocolVersion and agentCapabilities only; it sends no agentInfo',
+      'prompt.cancel-permission':
+        'when its permission request is answered `cancelled`, the example returns from the turn without looking at its ' +
+        'abort signal, so the prompt ends `end_turn` instead of `cancelled`',
+    },
+  },
+  'acp-snapshot-agent': {
+    target: ourAgentTarget,
+    expectedFailures: {},
+    unavailable: () => (ourAgentBuilt() ? undefined : 'agent/dist/main.js does not exist: run `npm run build` first'),
+  },
+};
+
+for (const [name, suite] of Object.entries(SUITES)) {
+  test.describe(name, () => {
+    for (const check of ALL_CHECKS) {
+      test(`${check.id}: ${check.title}`, async ({}, testInfo) => {
+        const missing = suite.unavailable?.();
+        test.skip(missing !== undefined, missing);
+        const reason = suite.expectedFailures[check.id];
+        test.fail(reason !== undefined, reason);
+        test.setTimeout(120_000);
+        const result = await runCheck(suite.target(), check);
+        await testInfo.attach('transcript', { body: result.transcript, contentType: 'text/plain' });
+        testInfo.annotations.push({ type: 'result', description: `${result.status}: ${result.detail}` });
+        test.skip(result.status === 'skip', result.detail);
+        expect(result.status, `${check.id} (${check.source}): ${result.detail}`).toBe('pass');
+      });
+    }
+  });
+}

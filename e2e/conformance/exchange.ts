@@ -1,0 +1,152 @@
+/** The ordinary exchanges checks build on: initialize, session/new, a prompt turn, shutdown. */
+import { type CheckContext, clip, fail } from './check.js';
+import { type AgentConnection, isAgentRequest, isNotification, isResponse } from './wire.js';
+
+/** The protocol version this suite speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** Client capabilities that advertise nothing: no fs, no terminal. */
+export const NO_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+
+/** The initialize params of this suite's client. */
+export function initializeParams(protocolVersion = PROTOCOL_VERSION): Record<string, unknown> {
+  return {
+    protocolVersion,
+    clientCapabilities: NO_CAPABILITIES,
+    clientInfo: { name: 'acp-snapshot-conformance', version: '1.0.0' },
+  };
+}
+
+/** The result of a successful response, or a failure naming the request and the error. */
+export function resultOf(resp: Record<string, unknown>, what: string): Record<string, unknown> {
+  if ('error' in resp) fail(`${what} failed: ${clip(JSON.stringify(resp.error), 300)}`);
+  const r = resp.result;
+  if (typeof r !== 'object' || r === null) fail(`${what} returned ${JSON.stringify(r)} instead of an object`);
+  return r as Record<string, unknown>;
+}
+
+/** initialize with protocol version 1; returns the result. */
+export async function initialize(conn: AgentConnection, ctx: CheckContext): Promise<Record<string, unknown>> {
+  return resultOf(await conn.request('initialize', initializeParams(), ctx.timeouts.request), 'initialize');
+}
+
+/** session/new in the check's cwd with no MCP servers; returns the session id. */
+export async function newSession(
+  conn: AgentConnection,
+  ctx: CheckContext,
+  id?: string | number,
+): Promise<string> {
+  const result = resultOf(
+    await conn.request('session/new', { cwd: ctx.cwd, mcpServers: [] }, ctx.timeouts.request, id),
+    'session/new',
+  );
+  if (typeof result.sessionId !== 'string' || result.sessionId === '') {
+    fail(`session/new returned sessionId ${JSON.stringify(result.sessionId)}, not a non-empty string`);
+  }
+  return result.sessionId;
+}
+
+/** A spawned, initialized agent with one session. */
+export async function startSession(
+  ctx: CheckContext,
+  label?: string,
+): Promise<{ conn: AgentConnection; sessionId: string; init: Record<string, unknown> }> {
+  const conn = ctx.start(label);
+  const init = await initialize(conn, ctx);
+  const sessionId = await newSession(conn, ctx);
+  return { conn, sessionId, init };
+}
+
+/** The prompt params for a plain text prompt. */
+export function textPrompt(sessionId: string, text: string): Record<string, unknown> {
+  return { sessionId, prompt: [{ type: 'text', text }] };
+}
+
+/** What a completed prompt turn looked like on the wire. */
+export interface Turn {
+  /** Index in `conn.inbound` where the turn's messages start. */
+  from: number;
+  /** Index of the prompt response in `conn.inbound`. */
+  responseIndex: number;
+  response: Record<string, unknown>;
+  /** The session/update notifications (params) seen between the prompt and its response. */
+  updates: Record<string, unknown>[];
+}
+
+/** Index of a message object in `conn.inbound`. */
+export function indexOf(conn: AgentConnection, msg: Record<string, unknown>): number {
+  return conn.inbound.findIndex((i) => i.msg === msg);
+}
+
+/** Sends a prompt and waits for its response (permission requests are answered by the connection's policy). */
+export async function promptTurn(
+  conn: AgentConnection,
+  ctx: CheckContext,
+  sessionId: string,
+  text: string,
+): Promise<Turn> {
+  const from = conn.inbound.length;
+  const id = conn.sendRequest('session/prompt', textPrompt(sessionId, text));
+  const response = await conn.response(id, 'the session/prompt response', ctx.timeouts.turn);
+  return turnFrom(conn, from, response);
+}
+
+/** Builds the {@link Turn} view of messages from `from` up to `response`. */
+export function turnFrom(conn: AgentConnection, from: number, response: Record<string, unknown>): Turn {
+  const responseIndex = indexOf(conn, response);
+  const updates = conn.inbound
+    .slice(from, responseIndex)
+    .flatMap((i) =>
+      i.msg && isNotification(i.msg, 'session/update')
+        ? [(i.msg.params ?? {}) as Record<string, unknown>]
+        : [],
+    );
+  return { from, responseIndex, response, updates };
+}
+
+/** session/update params for `sessionId` that arrived after inbound index `after`. */
+export function updatesAfter(
+  conn: AgentConnection,
+  after: number,
+  sessionId: string,
+): Record<string, unknown>[] {
+  return conn.inbound.slice(after + 1).flatMap((i) => {
+    const m = i.msg;
+    if (!m || !isNotification(m, 'session/update')) return [];
+    const p = (m.params ?? {}) as Record<string, unknown>;
+    return p.sessionId === sessionId ? [p] : [];
+  });
+}
+
+/** The first sign a turn is running: an update or a permission request for the session, or the response. */
+export function progressOrResponse(
+  promptId: unknown,
+  sessionId: string,
+): (m: Record<string, unknown>) => boolean {
+  return (m) =>
+    (isResponse(m) && m.id === promptId) ||
+    ((isNotification(m, 'session/update') || isAgentRequest(m, 'session/request_permission')) &&
+      (m.params as { sessionId?: unknown } | undefined)?.sessionId === sessionId);
+}
+
+/**
+ * Closes stdin and waits for the agent to exit (killing it after the deadline), so that everything it
+ * will ever write is in the transcript. Returns whether it exited on its own.
+ */
+export async function finish(conn: AgentConnection, ctx: CheckContext): Promise<boolean> {
+  const { exitedOnItsOwn } = await conn.shutdown(ctx.timeouts.exit);
+  return exitedOnItsOwn;
+}
+
+/** Concatenated text of `agent_message_chunk` updates (or another chunk kind). */
+export function chunkText(updates: Record<string, unknown>[], kind = 'agent_message_chunk'): string {
+  let text = '';
+  for (const p of updates) {
+    const u = p.update as
+      | { sessionUpdate?: unknown; content?: { type?: unknown; text?: unknown } }
+      | undefined;
+    if (u?.sessionUpdate === kind && u.content?.type === 'text' && typeof u.content.text === 'string')
+      text += u.content.text;
+  }
+  return text;
+}

@@ -1,0 +1,142 @@
+/**
+ * Validation of agent messages against the JSON Schema the ACP SDK ships (schema/v1/schema.json):
+ * responses by the method of the request they answer, notifications and agent requests by their method.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+
+const require = createRequire(import.meta.url);
+/** Where the schema is read from (the SDK package's own copy). */
+export const SCHEMA_PATH = require.resolve('@agentclientprotocol/sdk/schema/v1/schema.json');
+
+/** Result definitions for the client requests the suite sends. */
+const RESPONSE_DEFS: Record<string, string> = {
+  initialize: 'InitializeResponse',
+  authenticate: 'AuthenticateResponse',
+  logout: 'LogoutResponse',
+  'session/new': 'NewSessionResponse',
+  'session/load': 'LoadSessionResponse',
+  'session/list': 'ListSessionsResponse',
+  'session/resume': 'ResumeSessionResponse',
+  'session/close': 'CloseSessionResponse',
+  'session/set_mode': 'SetSessionModeResponse',
+  'session/set_config_option': 'SetSessionConfigOptionResponse',
+  'session/prompt': 'PromptResponse',
+};
+
+/** Params definitions for the agent -> client messages the schema defines. */
+const AGENT_MESSAGE_DEFS: Record<string, string> = {
+  'session/update': 'SessionNotification',
+  'session/request_permission': 'RequestPermissionRequest',
+  'fs/read_text_file': 'ReadTextFileRequest',
+  'fs/write_text_file': 'WriteTextFileRequest',
+  'terminal/create': 'CreateTerminalRequest',
+  'terminal/output': 'TerminalOutputRequest',
+  'terminal/release': 'ReleaseTerminalRequest',
+  'terminal/wait_for_exit': 'WaitForTerminalExitRequest',
+  'terminal/kill': 'KillTerminalRequest',
+};
+
+const UINT_MAX: Record<string, number> = {
+  uint16: 0xffff,
+  uint32: 0xffffffff,
+  uint64: Number.MAX_SAFE_INTEGER,
+};
+const INT_RANGE: Record<string, [number, number]> = {
+  int32: [-0x80000000, 0x7fffffff],
+  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
+function buildAjv(): Ajv2020 {
+  // strict: false because the schema carries vendor keywords (x-side, x-method, discriminator, ...).
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  for (const [name, max] of Object.entries(UINT_MAX)) {
+    ajv.addFormat(name, {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= max,
+    });
+  }
+  for (const [name, [min, max]] of Object.entries(INT_RANGE)) {
+    ajv.addFormat(name, {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && n >= min && n <= max,
+    });
+  }
+  ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
+  ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
+  ajv.addSchema(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object, 'acp');
+  return ajv;
+}
+
+let shared: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+/** The compiled validator of one `$defs` entry (compiled once per process). */
+export function validatorFor(def: string): ValidateFunction {
+  let v = compiled.get(def);
+  if (!v) {
+    shared ??= buildAjv();
+    v = shared.getSchema(`acp#/$defs/${def}`);
+    if (!v) throw new Error(`${SCHEMA_PATH} has no definition named ${def}`);
+    compiled.set(def, v);
+  }
+  return v;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined): string {
+  const list = errors ?? [];
+  // anyOf/oneOf failures list every branch; the first few name the actual problem well enough.
+  return list
+    .slice(0, 4)
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && 'allowedValue' in e.params ? ` (${JSON.stringify(e.params.allowedValue)})` : ''}`,
+    )
+    .join('; ');
+}
+
+/** Validates `value` against `$defs/def`; returns a readable problem, or undefined when valid. */
+export function checkDef(def: string, value: unknown): string | undefined {
+  const v = validatorFor(def);
+  return v(value) ? undefined : `does not match schema $defs/${def}: ${formatErrors(v.errors)}`;
+}
+
+/** The valid StopReason values, read from the schema. */
+export function stopReasons(): string[] {
+  const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as {
+    $defs: { StopReason: { oneOf: { const: string }[] } };
+  };
+  return schema.$defs.StopReason.oneOf.map((o) => o.const);
+}
+
+/**
+ * Validates one agent message. `requestMethod` is the method of the client request a response answers
+ * (undefined when the response answers nothing the client sent). Returns the problems found.
+ */
+export function checkAgentMessage(msg: Record<string, unknown>, requestMethod: string | undefined): string[] {
+  const problems: string[] = [];
+  if (typeof msg.method === 'string') {
+    const def = AGENT_MESSAGE_DEFS[msg.method];
+    if (def) {
+      const p = checkDef(def, msg.params);
+      if (p) problems.push(`${msg.method} params ${p}`);
+    } else if (!msg.method.startsWith('_')) {
+      problems.push(`${msg.method} is not a method the ACP v1 schema defines for the agent to send`);
+    }
+    return problems;
+  }
+  if ('error' in msg) {
+    const p = checkDef('Error', msg.error);
+    if (p) problems.push(`error object ${p}`);
+    return problems;
+  }
+  if (requestMethod !== undefined) {
+    const def = RESPONSE_DEFS[requestMethod];
+    if (def) {
+      const p = checkDef(def, msg.result);
+      if (p) problems.push(`result of ${requestMethod} ${p}`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,128 @@
+/** The agents this repository runs the conformance suite against. */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../../scripts/emulator/server.js';
+import type { TurnKind } from './check.js';
+import type { AgentTarget, PrepareInput } from './runner.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The repository root. */
+export const REPO_ROOT = resolve(here, '..', '..');
+
+/** The ACP SDK 1.9 example agent (aliased devDependency `acp-sdk-example`); it calls no model. */
+export const SDK_EXAMPLE_AGENT = join(
+  REPO_ROOT,
+  'node_modules',
+  'acp-sdk-example',
+  'dist',
+  'examples',
+  'agent.js',
+);
+/** Our reference agent's bundle. */
+export const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
+/** The deliberately broken fake agent used to prove each check can fail. */
+export const FAKE_AGENT = join(here, 'fakes', 'fake-agent.mjs');
+
+function baseEnv(root: string): Record<string, string | undefined> {
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  return { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', TZ: 'UTC' };
+}
+
+/** The SDK 1.9 example agent, run as `node .../examples/agent.js`. */
+export function sdkExampleTarget(): AgentTarget {
+  return {
+    name: 'sdk-1.9-example',
+    command: process.execPath,
+    args: [SDK_EXAMPLE_AGENT],
+    prepare: async ({ root }) => ({ env: baseEnv(root), dispose: async () => {} }),
+  };
+}
+
+/** Emulator script entries that make a model behave as a check's turn asks. */
+export function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
+  return turns.flatMap((kind): unknown[] => {
+    switch (kind) {
+      case 'simple':
+        return [{ reply: { text: 'Hello from the conformance model.' } }];
+      case 'slow':
+        // Streams a little text (a visible sign of progress), then stalls until the agent cancels the request.
+        return [
+          {
+            fail: {
+              kind: 'hang',
+              afterChunks: 2,
+              reply: { text: 'Counting slowly: one, two, three, four, five.' },
+            },
+          },
+        ];
+      case 'permission':
+        return [
+          {
+            reply: {
+              toolCalls: [{ name: 'write_file', arguments: { path: 'conformance.txt', content: 'ok\n' } }],
+            },
+          },
+          { reply: { text: 'The file is written.' } },
+        ];
+      case 'file':
+        return [
+          { reply: { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] } },
+          { reply: { text: 'The README is one line long.' } },
+        ];
+    }
+  });
+}
+
+/**
+ * Our agent in record mode against the model emulator (scripted per check), with the harness's env
+ * contract: `node agent/dist/main.js --overlay agent/overlays/record.json`.
+ */
+export function ourAgentTarget(): AgentTarget {
+  return {
+    name: 'acp-snapshot-agent',
+    command: process.execPath,
+    args: [OUR_AGENT, '--overlay', join(REPO_ROOT, 'agent', 'overlays', 'record.json')],
+    async prepare({ checkId, root, cwd, turns }: PrepareInput) {
+      const emulator = await startEmulator({
+        script: { description: `conformance check ${checkId}`, responses: emulatorResponses(turns) },
+      });
+      writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
+      const persist = join(root, 'persist');
+      const spill = join(root, 'spill');
+      mkdirSync(persist, { recursive: true });
+      mkdirSync(spill, { recursive: true });
+      return {
+        env: {
+          ...baseEnv(root),
+          ACP_SNAPSHOT_MODE: 'record',
+          ACP_SNAPSHOT_SCENARIO: `conformance-${checkId}`,
+          ACP_SNAPSHOT_PERSIST_ROOT: persist,
+          ACP_SNAPSHOT_SPILL_ROOT: spill,
+          ACP_SNAPSHOT_BASE_URL: emulator.url,
+          DEEPSEEK_API_KEY: 'sk-test-conformance',
+        },
+        dispose: () => emulator.close(),
+      };
+    },
+  };
+}
+
+/** True when our agent's bundle exists (it is built by `npm run build`). */
+export function ourAgentBuilt(): boolean {
+  return existsSync(OUR_AGENT);
+}
+
+/** The fake agent with one flaw switched on (or none): `node fakes/fake-agent.mjs`. */
+export function fakeTarget(flaw?: string): AgentTarget {
+  return {
+    name: `fake-agent${flaw ? `[${flaw}]` : ''}`,
+    command: process.execPath,
+    args: [FAKE_AGENT],
+    prepare: async ({ root, turns }) => ({
+      env: { ...baseEnv(root), FAKE_TURNS: turns.join(','), ...(flaw && { FAKE_FLAW: flaw }) },
+      dispose: async () => {},
+    }),
+  };
+}

@@ -1,0 +1,381 @@
+/**
+ * A raw NDJSON JSON-RPC client over an agent's stdio, for protocol-level checks: it can send anything
+ * (malformed lines, unknown methods, bad params), keeps every stdout line exactly as written, and lets a
+ * check wait for a condition with a deadline instead of sleeping.
+ */
+import { execa, type ResultPromise } from 'execa';
+
+/** A JSON-RPC id as ACP allows it. */
+export type RpcId = number | string | null;
+
+/** One message (or unparseable line) the agent wrote to stdout, in arrival order. */
+export interface Inbound {
+  /** 1-based line number on stdout. */
+  line: number;
+  /** The line exactly as written (without its newline). */
+  raw: string;
+  /** The parsed value, when the line is valid UTF-8 JSON. */
+  msg?: Record<string, unknown>;
+  /** Why the line is not a JSON object (invalid UTF-8, not JSON, not an object). */
+  problem?: string;
+}
+
+/** One message the client wrote to the agent's stdin. */
+export interface Outbound {
+  raw: string;
+  msg?: Record<string, unknown>;
+}
+
+/** How the client answers the agent's `session/request_permission` requests. */
+export type PermissionPolicy = 'allow' | 'reject' | 'hold';
+
+/** An agent request the client has not answered yet (held permission requests). */
+export interface HeldRequest {
+  id: RpcId;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** How the agent process ended. */
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  /** True when the client had to kill it. */
+  killed: boolean;
+}
+
+/** Options to spawn an agent. */
+export interface SpawnOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+/** A wait that did not see its condition before the deadline (or the agent exited first). */
+export class WaitError extends Error {
+  override name = 'WaitError';
+}
+
+type Waiter = () => void;
+
+/** The agent's spawned process with a raw JSON-RPC view of its stdio. */
+export class AgentConnection {
+  /** Everything the agent wrote to stdout, line by line. */
+  readonly inbound: Inbound[] = [];
+  /** Everything the client wrote, in order. */
+  readonly outbound: Outbound[] = [];
+  /** Agent requests for `fs/*` or `terminal/*` (answered with an error; recorded for capability checks). */
+  readonly capabilityCalls: HeldRequest[] = [];
+  /** Permission requests held under the `hold` policy, not answered yet. */
+  readonly heldPermissions: HeldRequest[] = [];
+  /** The policy for permission requests (mutable between steps). */
+  permissionPolicy: PermissionPolicy = 'allow';
+  private stderrText = '';
+  private nextId = 1;
+  private exitInfo: ExitInfo | undefined;
+  private readonly waiters = new Set<Waiter>();
+  private readonly exited: Promise<ExitInfo>;
+  private pending = Buffer.alloc(0);
+  private stdinClosed = false;
+  private killedByClient = false;
+
+  private constructor(
+    readonly label: string,
+    private readonly proc: ResultPromise,
+  ) {
+    proc.stdout!.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrText += chunk.toString('utf8');
+    });
+    // A write after the agent exited must not crash the runner; the exit is reported by the checks.
+    proc.stdin!.on('error', () => {});
+    this.exited = proc.then((r) => {
+      // With reject: false a spawn failure (command not found) resolves too; keep its message for the report.
+      if (r.failed && r.exitCode === undefined && r.signal === undefined)
+        this.stderrText += `\n[spawn failed] ${r.shortMessage}`;
+      return this.onExit(r.exitCode ?? null, r.signal ?? null, this.killedByClient);
+    });
+  }
+
+  /** Spawns `command args` with exactly `env` (nothing inherited) and pipes on all three streams. */
+  static spawn(
+    command: string,
+    args: readonly string[],
+    opts: SpawnOptions,
+    label = command,
+  ): AgentConnection {
+    const proc = execa(command, [...args], {
+      env: opts.env,
+      extendEnv: false,
+      cwd: opts.cwd,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      detached: true,
+      cleanup: true,
+    });
+    return new AgentConnection(label, proc);
+  }
+
+  /** The agent's stderr so far. */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** Set once the process has exited. */
+  get exit(): ExitInfo | undefined {
+    return this.exitInfo;
+  }
+
+  /** Parsed inbound messages only. */
+  get messages(): Record<string, unknown>[] {
+    return this.inbound.flatMap((i) => (i.msg ? [i.msg] : []));
+  }
+
+  private onStdout(chunk: Buffer): void {
+    this.pending = Buffer.concat([this.pending, chunk]);
+    for (;;) {
+      const nl = this.pending.indexOf(0x0a);
+      if (nl < 0) break;
+      const bytes = this.pending.subarray(0, nl);
+      this.pending = this.pending.subarray(nl + 1);
+      this.onLine(bytes);
+    }
+  }
+
+  private onLine(bytes: Buffer): void {
+    const entry: Inbound = { line: this.inbound.length + 1, raw: bytes.toString('utf8') };
+    try {
+      const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        entry.msg = value as Record<string, unknown>;
+      } else {
+        entry.problem = 'the line is JSON but not a JSON-RPC message object';
+      }
+    } catch (e) {
+      entry.problem =
+        e instanceof TypeError
+          ? 'the line is not valid UTF-8'
+          : `the line is not JSON (${(e as Error).message})`;
+    }
+    this.inbound.push(entry);
+    if (entry.msg) this.autoAnswer(entry.msg);
+    this.wake();
+  }
+
+  /** Answers agent requests the checks do not drive themselves: permission (by policy), fs/terminal, others. */
+  private autoAnswer(msg: Record<string, unknown>): void {
+    if (typeof msg.method !== 'string' || !('id' in msg)) return;
+    const request: HeldRequest = {
+      id: msg.id as RpcId,
+      method: msg.method,
+      params: (msg.params ?? {}) as Record<string, unknown>,
+    };
+    if (msg.method === 'session/request_permission') {
+      if (this.permissionPolicy === 'hold') {
+        this.heldPermissions.push(request);
+        return;
+      }
+      this.answerPermission(request, this.permissionPolicy === 'allow' ? 'allow' : 'reject');
+      return;
+    }
+    if (msg.method.startsWith('fs/') || msg.method.startsWith('terminal/'))
+      this.capabilityCalls.push(request);
+    this.send({
+      jsonrpc: '2.0',
+      id: request.id,
+      error: {
+        code: -32601,
+        message: `Method not found: the conformance client does not offer ${msg.method}`,
+      },
+    });
+  }
+
+  /** Answers a permission request: the first allow (or reject) option, or the `cancelled` outcome. */
+  answerPermission(request: HeldRequest, choice: 'allow' | 'reject' | 'cancelled'): void {
+    const options = Array.isArray(request.params.options)
+      ? (request.params.options as { optionId?: unknown; kind?: unknown }[])
+      : [];
+    const prefix = choice === 'allow' ? 'allow' : 'reject';
+    const option = options.find((o) => typeof o.kind === 'string' && o.kind.startsWith(prefix)) ?? options[0];
+    const outcome =
+      choice === 'cancelled' || option === undefined
+        ? { outcome: 'cancelled' }
+        : { outcome: 'selected', optionId: option.optionId };
+    this.send({ jsonrpc: '2.0', id: request.id, result: { outcome } });
+  }
+
+  /** Answers every held permission request with `cancelled` (what a client MUST do when it cancels). */
+  settleHeldPermissions(): number {
+    const held = this.heldPermissions.splice(0);
+    for (const r of held) this.answerPermission(r, 'cancelled');
+    return held.length;
+  }
+
+  /** Writes one value as a JSON line, or a raw string as-is plus a newline. */
+  send(value: Record<string, unknown> | string): void {
+    const raw = typeof value === 'string' ? value : JSON.stringify(value);
+    this.outbound.push(typeof value === 'string' ? { raw } : { raw, msg: value });
+    if (this.stdinClosed || this.exitInfo) return;
+    this.proc.stdin!.write(`${raw}\n`);
+  }
+
+  /** Sends a request (fresh integer id unless given) and returns its id; use {@link response} to wait. */
+  sendRequest(method: string, params?: unknown, id?: RpcId): RpcId {
+    const rid = id === undefined ? this.nextId++ : id;
+    this.send({ jsonrpc: '2.0', id: rid, method, ...(params !== undefined && { params }) });
+    return rid;
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params?: unknown): void {
+    this.send({ jsonrpc: '2.0', method, ...(params !== undefined && { params }) });
+  }
+
+  /** Sends a request and waits for the response carrying exactly its id. */
+  async request(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    id?: RpcId,
+  ): Promise<Record<string, unknown>> {
+    const rid = this.sendRequest(method, params, id);
+    return this.response(rid, `the response to ${method} (id ${JSON.stringify(rid)})`, timeoutMs);
+  }
+
+  /** Waits for the response whose id equals `id` (same type and value). */
+  response(id: RpcId, what: string, timeoutMs: number): Promise<Record<string, unknown>> {
+    return this.waitFor((m) => isResponse(m) && m.id === id, what, timeoutMs);
+  }
+
+  /** Resolves with the first inbound message (from index `from`) matching `pred`. */
+  waitFor(
+    pred: (m: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs: number,
+    from = 0,
+  ): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const check: Waiter = () => {
+        for (let i = from; i < this.inbound.length; i++) {
+          const m = this.inbound[i]!.msg;
+          if (m && pred(m)) {
+            done();
+            resolve(m);
+            return;
+          }
+        }
+        if (this.exitInfo) {
+          done();
+          const tail = this.stderrText.trim().split('\n').slice(-3).join(' | ');
+          reject(new WaitError(`the agent exited (${describeExit(this.exitInfo)}) before ${what} arrived${tail ? `; stderr: ${tail.slice(-300)}` : ''}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new WaitError(`${what} did not arrive within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  private onExit(code: number | null, signal: string | null, killed: boolean): ExitInfo {
+    // Keep a last line that had no newline: it was still written to stdout.
+    if (this.pending.length > 0) {
+      const rest = this.pending;
+      this.pending = Buffer.alloc(0);
+      this.onLine(rest);
+    }
+    this.exitInfo = { code, signal, killed };
+    this.wake();
+    return this.exitInfo;
+  }
+
+  /** Closes the agent's stdin (end of the connection from the client's side). */
+  closeStdin(): void {
+    if (this.stdinClosed) return;
+    this.stdinClosed = true;
+    this.proc.stdin!.end();
+  }
+
+  /**
+   * Closes stdin and waits up to `timeoutMs` for the agent to exit on its own; kills its process group
+   * otherwise. Returns whether it exited by itself.
+   */
+  async shutdown(timeoutMs: number): Promise<{ exitedOnItsOwn: boolean; exit: ExitInfo }> {
+    this.closeStdin();
+    const timedOut = Symbol('timeout');
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      this.exited,
+      new Promise<typeof timedOut>((r) => {
+        timer = setTimeout(() => r(timedOut), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (first !== timedOut) return { exitedOnItsOwn: true, exit: first };
+    this.kill();
+    const exit = await this.exited;
+    return { exitedOnItsOwn: false, exit };
+  }
+
+  /** Kills the agent's whole process group (no orphans). */
+  kill(): void {
+    if (this.exitInfo) return;
+    this.killedByClient = true;
+    const pid = this.proc.pid;
+    try {
+      if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+    } catch {
+      this.proc.kill('SIGKILL');
+    }
+  }
+
+  /** A readable transcript: `>` lines the client sent, `<` lines the agent wrote, then stderr. */
+  transcript(): string {
+    const out = this.outbound.map((o) => `> ${o.raw}`);
+    const inn = this.inbound.map((i) => `< ${i.raw}${i.problem ? `   [${i.problem}]` : ''}`);
+    return [
+      `# ${this.label}`,
+      '## client -> agent',
+      ...out,
+      '## agent -> client (stdout)',
+      ...inn,
+      '## stderr',
+      this.stderrText,
+      `## exit: ${this.exitInfo ? describeExit(this.exitInfo) : 'still running'}`,
+    ].join('\n');
+  }
+}
+
+/** True for a JSON-RPC response (an id, no method). */
+export function isResponse(m: Record<string, unknown>): boolean {
+  return 'id' in m && !('method' in m);
+}
+
+/** True for a notification from the agent with the given method. */
+export function isNotification(m: Record<string, unknown>, method?: string): boolean {
+  return typeof m.method === 'string' && !('id' in m) && (method === undefined || m.method === method);
+}
+
+/** True for a request from the agent with the given method. */
+export function isAgentRequest(m: Record<string, unknown>, method?: string): boolean {
+  return typeof m.method === 'string' && 'id' in m && (method === undefined || m.method === method);
+}
+
+/** `exit code 0`, `signal SIGKILL (killed by the client)`. */
+export function describeExit(e: ExitInfo): string {
+  const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
+  return e.killed ? `${how}, killed by the client` : how;
+}

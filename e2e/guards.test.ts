@@ -1,0 +1,217 @@
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  buildChunk,
+  buildHeader,
+  finishChunk,
+  type LogRecord,
+  makeRecords,
+  projectLog,
+  type SessionEvent,
+  serializeLog,
+  textChunk,
+} from '@acp-snapshot/session-log';
+import { expect, test } from '@playwright/test';
+import { checkFixtures, type GuardOptions, sidecarHash } from './guards.js';
+
+let dir: string;
+let fx: string;
+const opts = (): GuardOptions => ({
+  displayBase: dir,
+  home: '/home/alice',
+  user: 'alice',
+  secretValues: ['s3cr3t-key-value'],
+});
+
+const input = {
+  description: 'says hello',
+  steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'prompt', text: 'hi' }],
+};
+
+function events(): SessionEvent[] {
+  return [
+    buildHeader({ cwd: '/tmp/acp-snap-00000000-aaaaaa/work' }),
+    { type: 'turn/start', turn: 0 },
+    buildChunk(0, 0, textChunk('Hel')),
+    buildChunk(0, 0, textChunk('lo')),
+    buildChunk(0, 0, finishChunk('stop')),
+    { type: 'turn/end', turn: 0, kind: 'completed' },
+  ] as SessionEvent[];
+}
+
+function records(): LogRecord[] {
+  return makeRecords(events().slice(1) as never, { startTs: 1_735_689_600_000 }) as LogRecord[];
+}
+
+/** Writes a scenario whose files pass every guard; returns its projected sidecars. */
+async function goodScenario(name: string, extra: Partial<typeof input> & Record<string, unknown> = {}) {
+  const s = join(fx, 'scenarios', name);
+  await mkdir(s, { recursive: true });
+  await writeFile(join(s, 'input.json'), JSON.stringify({ ...input, ...extra }));
+  await writeFile(join(s, 'stdout.expected.jsonl'), '{"jsonrpc":"2.0","id":"{{id:1}}","result":{}}\n');
+  const header: LogRecord = { event: events()[0]! };
+  const projected = projectLog([header, ...records()], {
+    roots: { cwd: '/tmp/acp-snap-00000000-aaaaaa/work' },
+  });
+  await writeFile(join(s, 'session.jsonl'), projected.text);
+  await mkdir(join(fx, 'sidecars'), { recursive: true });
+  for (const [hash, content] of Object.entries(projected.sidecars))
+    await writeFile(join(fx, 'sidecars', `${hash}.json`), content);
+  return { dir: s, projected };
+}
+
+const messages = async (rule?: string) =>
+  (await checkFixtures(fx, opts())).filter((v) => !rule || v.rule === rule).map((v) => v.message);
+
+test.beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'guards-test-'));
+  fx = join(dir, 'fixtures');
+  await mkdir(join(fx, 'scenarios'), { recursive: true });
+  await mkdir(join(fx, 'sidecars'), { recursive: true });
+});
+test.afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('a good tree passes every guard', async () => {
+  const { projected } = await goodScenario('hello');
+  expect(Object.keys(projected.sidecars).length).toBeGreaterThan(0);
+  expect(await messages()).toEqual([]);
+});
+
+test('scenario-files: each required file is named when missing', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await unlink(join(s, 'session.jsonl'));
+  await mkdir(join(fx, 'scenarios', 'orphan'));
+  await writeFile(join(fx, 'scenarios', 'orphan', 'stdout.expected.jsonl'), '{}\n');
+  expect(await messages('scenario-files')).toEqual([
+    'fixtures/scenarios/hello/session.jsonl: missing (record it: npm run record -- hello)',
+    'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see README "Adding a scenario")',
+    'fixtures/scenarios/orphan/session.jsonl: missing (record it: npm run record -- orphan)',
+  ]);
+});
+
+test('scenario-input: an invalid input.json names the file and field', async () => {
+  await goodScenario('hello', { description: 'two\nlines' });
+  expect(await messages('scenario-input')).toEqual([
+    'fixtures/scenarios/hello/input.json: invalid scenario\n  description: must be one line\nFix the field(s) above (see README "Adding a scenario").',
+  ]);
+});
+
+test('override-flag: replay.override.json exactly when overridden', async () => {
+  await goodScenario('flagged', { flags: { overridden: true } });
+  const { dir: s } = await goodScenario('unflagged');
+  await writeFile(join(s, 'replay.override.json'), '{}');
+  expect(await messages('override-flag')).toEqual([
+    'fixtures/scenarios/flagged/input.json: flags.overridden is true but replay.override.json is missing (add it, or drop the flag)',
+    'fixtures/scenarios/unflagged/replay.override.json: present but input.json does not set flags.overridden (set it, or delete the file)',
+  ]);
+});
+
+test('unknown-files: stray files anywhere in the tree are rejected', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await writeFile(join(s, 'notes.txt'), 'x');
+  await mkdir(join(s, 'out'));
+  await writeFile(join(fx, 'README.md'), 'x');
+  await writeFile(join(fx, 'scenarios', 'loose.json'), '{}');
+  await writeFile(join(fx, 'sidecars', 'prompt.txt'), 'x');
+  expect(await messages('unknown-files')).toEqual([
+    'fixtures/README.md: unknown entry (fixtures/ holds scenarios/ and sidecars/ only)',
+    'fixtures/scenarios/loose.json: orphan file (fixtures/scenarios/ holds one directory per scenario)',
+    'fixtures/scenarios/hello/notes.txt: unknown file (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
+    'fixtures/scenarios/hello/out: unknown directory (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
+    'fixtures/sidecars/prompt.txt: unknown file (fixtures/sidecars/ holds <sha256>.json files only)',
+  ]);
+});
+
+test('stdout-json: every stdout.expected.jsonl line parses', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await writeFile(join(s, 'stdout.expected.jsonl'), '{"a":1}\nDEBUG hello\n');
+  expect(await messages('stdout-json')).toEqual([
+    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not JSON (every line must parse; regenerate with npx playwright test -g hello --update-snapshots)',
+  ]);
+});
+
+test('canonical-log: a log that is not the canonical packed projection is rejected wherever it is', async () => {
+  const { dir: s } = await goodScenario('hello');
+  // The raw, unprojected form: envelopes kept, bulk inline.
+  const raw = serializeLog([{ event: events()[0]! }, ...records()]);
+  await writeFile(join(s, 'session.jsonl'), raw);
+  await mkdir(join(s, 'workspace'));
+  await writeFile(join(s, 'workspace', 'old.jsonl'), raw);
+  const got = await messages('canonical-log');
+  expect(got).toHaveLength(2);
+  expect(got[0]).toMatch(
+    /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not the canonical packed projection \(regenerate it: npx playwright test --project=refresh -g hello\)$/,
+  );
+  expect(got[1]).toMatch(
+    /^fixtures\/scenarios\/hello\/workspace\/old\.jsonl:\d+: not the canonical packed projection/,
+  );
+});
+
+test('sidecars: referenced ones exist; unreferenced, misnamed and duplicate ones are rejected', async () => {
+  const { projected } = await goodScenario('hello');
+  const [hash, content] = Object.entries(projected.sidecars)[0]!;
+  await unlink(join(fx, 'sidecars', `${hash}.json`));
+  const stray = '{"unused":true}\n';
+  await writeFile(join(fx, 'sidecars', `${sidecarHash(stray)}.json`), stray);
+  const wrong = 'f'.repeat(64);
+  await writeFile(join(fx, 'sidecars', `${wrong}.json`), stray);
+  const got = await messages('sidecars');
+  expect(got).toContain(
+    `fixtures/scenarios/hello/session.jsonl: references sidecar fixtures/sidecars/${hash}.json, which does not exist (refresh or re-record the scenario)`,
+  );
+  expect(got).toContain(
+    `fixtures/sidecars/${sidecarHash(stray)}.json: not referenced by any session fixture (delete it)`,
+  );
+  expect(got).toContain(
+    `fixtures/sidecars/${wrong}.json: duplicate of fixtures/sidecars/${sidecarHash(stray)}.json (same content; keep the file named by its sha256)`,
+  );
+  expect(got).toContain(
+    `fixtures/sidecars/${wrong}.json: name does not match its content's sha256 (${sidecarHash(stray)}); re-record or refresh to rewrite it`,
+  );
+  expect(sidecarHash(content)).toBe(hash);
+});
+
+test('all-row-kinds: needs every row kind and equality with its source recording', async () => {
+  const s = join(fx, 'scenarios', 'all-row-kinds');
+  await mkdir(s);
+  await writeFile(join(s, 'input.json'), JSON.stringify(input));
+  await writeFile(join(s, 'stdout.expected.jsonl'), '');
+  const header: LogRecord = { event: buildHeader({}) };
+  const headerOnly = projectLog([header], { roots: {} });
+  await writeFile(join(s, 'session.jsonl'), headerOnly.text);
+  for (const [h, c] of Object.entries(headerOnly.sidecars))
+    await writeFile(join(fx, 'sidecars', `${h}.json`), c);
+  expect(await messages('all-row-kinds')).toEqual([
+    'fixtures/scenarios/all-row-kinds/session.jsonl: lacks storage row kind(s) event, packed (it must hold every row kind)',
+    'fixtures/scenarios/all-row-kinds/source.raw.jsonl: missing (the independent source recording the fixture is derived from)',
+  ]);
+  const full = projectLog([header, ...records()], { roots: {} });
+  await writeFile(join(s, 'session.jsonl'), full.text);
+  const source = [header, ...records()];
+  await writeFile(join(s, 'source.raw.jsonl'), serializeLog(source));
+  expect(await messages('all-row-kinds')).toEqual([]);
+  await writeFile(join(s, 'source.raw.jsonl'), serializeLog(source.slice(0, -1)));
+  expect(await messages('all-row-kinds')).toEqual([
+    'fixtures/scenarios/all-row-kinds/session.jsonl: does not decode to the events of fixtures/scenarios/all-row-kinds/source.raw.jsonl (first difference at event 5 of 4/5); re-derive it from the source',
+  ]);
+});
+
+test('secrets: key patterns, real home paths and the user name are rejected', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await mkdir(join(s, 'workspace'));
+  await writeFile(
+    join(s, 'workspace', 'notes.md'),
+    'token sk-0123456789abcdefABCD\nsee /home/alice/.ssh\nbob\nalice was here\nraw s3cr3t-key-value\n',
+  );
+  expect(await messages('secrets')).toEqual([
+    'fixtures/scenarios/hello/workspace/notes.md:1: contains an API key (sk-...); scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:2: contains a real home directory path; scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:2: contains the real home directory; scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:2: contains the user name; scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:4: contains the user name; scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:5: contains the API key value; scrub it (record mode scrubs automatically) and re-record',
+  ]);
+});

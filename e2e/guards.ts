@@ -1,0 +1,387 @@
+/**
+ * Guards over the committed fixture tree (design section 6): every rule returns violations whose
+ * message is what a user sees, naming the file (and line) and what to do next.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir, userInfo } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parseLogText, projectLog, type SessionEvent } from '@acp-snapshot/session-log';
+import { firstDifferingLine } from './diff.js';
+import { loadScenario, type Scenario } from './scenario.js';
+
+/** The rules, in the order they are reported. */
+export const GUARD_RULES = [
+  'scenario-files',
+  'scenario-input',
+  'override-flag',
+  'unknown-files',
+  'stdout-json',
+  'canonical-log',
+  'sidecars',
+  'all-row-kinds',
+  'secrets',
+] as const;
+export type GuardRule = (typeof GUARD_RULES)[number];
+
+/** One broken rule at one place. */
+export interface Violation {
+  rule: GuardRule;
+  message: string;
+}
+
+/** Options for {@link checkFixtures}. */
+export interface GuardOptions {
+  /** Paths in messages are relative to this directory (default: the parent of the fixtures dir). */
+  displayBase?: string;
+  /** The real home directory and user name to look for (default: this machine's). */
+  home?: string;
+  user?: string;
+  /** Secret values to look for verbatim (default: DEEPSEEK_API_KEY when set). */
+  secretValues?: string[];
+}
+
+const REQUIRED = ['input.json', 'stdout.expected.jsonl', 'session.jsonl'] as const;
+const OPTIONAL = ['replay.override.json'] as const;
+/** The scenario whose log holds every storage row kind, with its independent raw source recording. */
+export const ALL_ROW_KINDS = 'all-row-kinds';
+export const ALL_ROW_KINDS_SOURCE = 'source.raw.jsonl';
+/** Storage row kinds: the header row, single-event rows and packed chunk rows. */
+export const ROW_KINDS = ['header', 'event', 'packed'] as const;
+const SIDECAR_NAME = /^[0-9a-f]{64}\.json$/;
+const COMMON_USER_NAMES = new Set([
+  'root',
+  'user',
+  'node',
+  'runner',
+  'ubuntu',
+  'admin',
+  'app',
+  'work',
+  'test',
+]);
+
+async function isDir(p: string): Promise<boolean> {
+  return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+async function walkFiles(dir: string): Promise<string[]> {
+  if (!(await isDir(dir))) return [];
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/** The storage kind of one physical row of a session log (see session-log's row format). */
+export function rowKind(row: unknown): (typeof ROW_KINDS)[number] | 'unknown' {
+  if (!row || typeof row !== 'object') return 'unknown';
+  const r = row as Record<string, unknown>;
+  if (r.type === 'session/header') return 'header';
+  if (Array.isArray(r.chunks)) return 'packed';
+  if (r.event && typeof r.event === 'object') return 'event';
+  return 'unknown';
+}
+
+function firstLineIsHeader(text: string): boolean {
+  const first = text.slice(0, text.indexOf('\n') >>> 0);
+  try {
+    return rowKind(JSON.parse(first)) === 'header';
+  } catch {
+    return false;
+  }
+}
+
+/** sha256 hex of a sidecar file's content: its name. */
+export function sidecarHash(content: string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+function sidecarRefs(event: SessionEvent): string[] {
+  if (event.type !== 'session/header') return [];
+  const refs: string[] = [];
+  if (typeof event.systemPrompt === 'object') refs.push(event.systemPrompt.sidecar);
+  if (!Array.isArray(event.tools)) refs.push(event.tools.sidecar);
+  return refs;
+}
+
+function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }> {
+  const home = opts.home ?? homedir();
+  const user = opts.user ?? safeUser();
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const out: Array<{ re: RegExp; what: string }> = [
+    { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
+    { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
+    { re: /"authorization"\s*:/i, what: 'an authorization header' },
+    { re: /(?:^|[^A-Za-z0-9_{}])\/(?:home|Users)\/[A-Za-z0-9._-]+/, what: 'a real home directory path' },
+  ];
+  if (home && home.length > 1 && home !== '/')
+    out.push({ re: new RegExp(esc(home)), what: 'the real home directory' });
+  if (user && user.length >= 3 && !COMMON_USER_NAMES.has(user.toLowerCase())) {
+    out.push({ re: new RegExp(`\\b${esc(user)}\\b`), what: 'the user name' });
+  }
+  const values = opts.secretValues ?? (process.env.DEEPSEEK_API_KEY ? [process.env.DEEPSEEK_API_KEY] : []);
+  for (const v of values) if (v.length >= 8) out.push({ re: new RegExp(esc(v)), what: 'the API key value' });
+  return out;
+}
+
+function safeUser(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs every guard over a fixtures directory (`fixtures/`) and returns all violations. */
+export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}): Promise<Violation[]> {
+  const base = opts.displayBase ?? dirname(fixturesDir);
+  const show = (p: string) => relative(base, p) || '.';
+  const out: Violation[] = [];
+  const add = (rule: GuardRule, message: string) => out.push({ rule, message });
+  const scenariosDir = join(fixturesDir, 'scenarios');
+  const sidecarsDir = join(fixturesDir, 'sidecars');
+
+  if (!(await isDir(fixturesDir))) {
+    add(
+      'scenario-files',
+      `${show(fixturesDir)}: missing (the fixtures directory holds scenarios/ and sidecars/)`,
+    );
+    return out;
+  }
+  for (const e of await readdir(fixturesDir, { withFileTypes: true })) {
+    if (!(e.isDirectory() && (e.name === 'scenarios' || e.name === 'sidecars'))) {
+      add(
+        'unknown-files',
+        `${show(join(fixturesDir, e.name))}: unknown entry (fixtures/ holds scenarios/ and sidecars/ only)`,
+      );
+    }
+  }
+
+  // Per-scenario files, input and override flag.
+  const scenarioNames: string[] = [];
+  if (await isDir(scenariosDir)) {
+    for (const e of (await readdir(scenariosDir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = join(scenariosDir, e.name);
+      if (!e.isDirectory()) {
+        add(
+          'unknown-files',
+          `${show(path)}: orphan file (fixtures/scenarios/ holds one directory per scenario)`,
+        );
+        continue;
+      }
+      scenarioNames.push(e.name);
+      const name = e.name;
+      const entries = await readdir(path, { withFileTypes: true });
+      const names = new Set(entries.map((x) => x.name));
+      for (const req of REQUIRED) {
+        if (!names.has(req)) {
+          const hint =
+            req === 'input.json'
+              ? 'every scenario directory needs one; see README "Adding a scenario"'
+              : `record it: npm run record -- ${name}`;
+          add('scenario-files', `${show(join(path, req))}: missing (${hint})`);
+        }
+      }
+      let scenario: Scenario | undefined;
+      if (names.has('input.json')) {
+        try {
+          scenario = await loadScenario(join(path, 'input.json'));
+        } catch (err) {
+          add(
+            'scenario-input',
+            `${(err as Error).message.replace(join(path, 'input.json'), show(join(path, 'input.json')))}`,
+          );
+        }
+      }
+      if (scenario) {
+        const hasOverride = names.has('replay.override.json');
+        if (scenario.flags.overridden && !hasOverride) {
+          add(
+            'override-flag',
+            `${show(join(path, 'input.json'))}: flags.overridden is true but replay.override.json is missing (add it, or drop the flag)`,
+          );
+        }
+        if (!scenario.flags.overridden && hasOverride) {
+          add(
+            'override-flag',
+            `${show(join(path, 'replay.override.json'))}: present but input.json does not set flags.overridden (set it, or delete the file)`,
+          );
+        }
+      }
+      for (const x of entries) {
+        const allowed =
+          (x.isFile() && ([...REQUIRED, ...OPTIONAL] as string[]).includes(x.name)) ||
+          (x.isDirectory() && x.name === 'workspace') ||
+          (x.isFile() && name === ALL_ROW_KINDS && x.name === ALL_ROW_KINDS_SOURCE);
+        if (!allowed) {
+          add(
+            'unknown-files',
+            `${show(join(path, x.name))}: unknown ${x.isDirectory() ? 'directory' : 'file'} (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)`,
+          );
+        }
+      }
+      if (names.has('stdout.expected.jsonl')) {
+        const text = await readFile(join(path, 'stdout.expected.jsonl'), 'utf8');
+        const lines = text.split('\n');
+        if (lines[lines.length - 1] === '') lines.pop();
+        lines.forEach((line, i) => {
+          try {
+            JSON.parse(line);
+          } catch {
+            add(
+              'stdout-json',
+              `${show(join(path, 'stdout.expected.jsonl'))}:${i + 1}: not JSON (every line must parse; regenerate with npx playwright test -g ${name} --update-snapshots)`,
+            );
+          }
+        });
+      }
+    }
+  }
+
+  // Session fixtures anywhere under fixtures/, found by their header row.
+  const referenced = new Map<string, string[]>();
+  for (const file of await walkFiles(fixturesDir)) {
+    if (!file.endsWith('.jsonl')) continue;
+    if (file.endsWith(ALL_ROW_KINDS_SOURCE)) continue; // the raw source recording is deliberately not projected
+    const text = await readFile(file, 'utf8');
+    if (!firstLineIsHeader(text)) continue;
+    const scenario = relative(scenariosDir, dirname(file)).split('/')[0] ?? '';
+    const fix = `regenerate it: npx playwright test --project=refresh -g ${scenario || 'NAME'}`;
+    let events: SessionEvent[];
+    try {
+      const parsed = parseLogText(text, show(file));
+      events = parsed.records.map((r) => r.event);
+      const canonical = projectLog(parsed.records, { roots: {} }).text;
+      if (canonical !== text) {
+        add(
+          'canonical-log',
+          `${show(file)}:${firstDifferingLine(canonical, text)}: not the canonical packed projection (${fix})`,
+        );
+      }
+    } catch (err) {
+      add('canonical-log', `${(err as Error).message} (${fix})`);
+      continue;
+    }
+    for (const ev of events) {
+      for (const ref of sidecarRefs(ev)) referenced.set(ref, [...(referenced.get(ref) ?? []), file]);
+    }
+  }
+
+  // Sidecars: referenced ones exist, every file is referenced, named by its content hash, no duplicates.
+  const sidecarFiles = await walkFiles(sidecarsDir);
+  const byContent = new Map<string, string>();
+  for (const file of sidecarFiles) {
+    const base = relative(sidecarsDir, file);
+    if (!SIDECAR_NAME.test(base)) {
+      add('unknown-files', `${show(file)}: unknown file (fixtures/sidecars/ holds <sha256>.json files only)`);
+      continue;
+    }
+    const hash = sidecarHash(await readFile(file, 'utf8'));
+    const prior = byContent.get(hash);
+    if (prior) {
+      add(
+        'sidecars',
+        `${show(file)}: duplicate of ${show(prior)} (same content; keep the file named by its sha256)`,
+      );
+    } else byContent.set(hash, file);
+    if (`${hash}.json` !== base) {
+      add(
+        'sidecars',
+        `${show(file)}: name does not match its content's sha256 (${hash}); re-record or refresh to rewrite it`,
+      );
+    }
+    if (!referenced.has(base.slice(0, -'.json'.length))) {
+      add('sidecars', `${show(file)}: not referenced by any session fixture (delete it)`);
+    }
+  }
+  for (const [ref, files] of [...referenced.entries()].sort()) {
+    if (!existsSync(join(sidecarsDir, `${ref}.json`))) {
+      for (const f of files) {
+        add(
+          'sidecars',
+          `${show(f)}: references sidecar ${show(join(sidecarsDir, `${ref}.json`))}, which does not exist (refresh or re-record the scenario)`,
+        );
+      }
+    }
+  }
+
+  // The all-row-kinds scenario.
+  if (scenarioNames.includes(ALL_ROW_KINDS))
+    await checkAllRowKinds(join(scenariosDir, ALL_ROW_KINDS), show, add);
+
+  // Secrets in any fixture file.
+  const patterns = secretPatterns(opts);
+  for (const file of await walkFiles(fixturesDir)) {
+    const buf = await readFile(file);
+    if (buf.includes(0)) continue; // binary seed file
+    buf
+      .toString('utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const p of patterns) {
+          if (p.re.test(line))
+            add(
+              'secrets',
+              `${show(file)}:${i + 1}: contains ${p.what}; scrub it (record mode scrubs automatically) and re-record`,
+            );
+        }
+      });
+  }
+  return out;
+}
+
+async function checkAllRowKinds(
+  dir: string,
+  show: (p: string) => string,
+  add: (rule: GuardRule, message: string) => void,
+): Promise<void> {
+  const logFile = join(dir, 'session.jsonl');
+  const sourceFile = join(dir, ALL_ROW_KINDS_SOURCE);
+  if (!existsSync(logFile)) return; // reported by scenario-files
+  const text = await readFile(logFile, 'utf8');
+  const kinds = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      kinds.add(rowKind(JSON.parse(line)));
+    } catch {
+      kinds.add('unknown');
+    }
+  }
+  const missing = ROW_KINDS.filter((k) => !kinds.has(k));
+  if (missing.length)
+    add(
+      'all-row-kinds',
+      `${show(logFile)}: lacks storage row kind(s) ${missing.join(', ')} (it must hold every row kind)`,
+    );
+  if (!existsSync(sourceFile)) {
+    add(
+      'all-row-kinds',
+      `${show(sourceFile)}: missing (the independent source recording the fixture is derived from)`,
+    );
+    return;
+  }
+  try {
+    const source = parseLogText(await readFile(sourceFile, 'utf8'), show(sourceFile));
+    const projected = parseLogText(projectLog(source.records, { roots: {} }).text, show(sourceFile));
+    const fixture = parseLogText(text, show(logFile));
+    const a = projected.records.map((r) => r.event);
+    const b = fixture.records.map((r) => r.event);
+    const at = a.findIndex((e, i) => !isDeepStrictEqual(e, b[i]));
+    if (a.length !== b.length || at >= 0) {
+      const i = at >= 0 ? at : Math.min(a.length, b.length);
+      add(
+        'all-row-kinds',
+        `${show(logFile)}: does not decode to the events of ${show(sourceFile)} (first difference at event ${i + 1} of ${a.length}/${b.length}); re-derive it from the source`,
+      );
+    }
+  } catch (err) {
+    add('all-row-kinds', (err as Error).message);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Proofs of the suite's promises, run by `npm test` (project record-emulator): a recording against
+ * the emulator replays green and re-records byte-identically; replay never reaches a model even with
+ * a key and base URL exported; a changed prompt fails with the replay drift error, not a generic diff.
+ */
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { replayFailures, unionReplayReports, unusedCallsProblem } from './compare.js';
+import { expect, test } from './fixtures.js';
+import { recordedModelCalls } from './harvest.js';
+import { normalizeJsonlText } from './normalize.js';
+import { recordScenario } from './recorder.js';
+import { runFixtureScenario } from './run.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+
+const ROUND_TRIP = 'hello';
+
+async function tempFixtures(names: string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'acp-snap-proof-'));
+  await mkdir(join(dir, 'scenarios'), { recursive: true });
+  await cp(join(fixturesDir(), 'sidecars'), join(dir, 'sidecars'), { recursive: true });
+  for (const n of names) await cp(join(fixturesDir(), 'scenarios', n), join(dir, 'scenarios', n), { recursive: true });
+  return dir;
+}
+
+async function snapshotFiles(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const rel of (await readdir(dir, { recursive: true })).map(String).sort()) {
+    const text = await readFile(join(dir, rel), 'utf8').catch(() => undefined);
+    if (text !== undefined) out[rel] = text;
+  }
+  return out;
+}
+
+test('record round trip: an emulator recording replays green and a second recording is byte-identical', async ({
+  agentCommand,
+  replayCommand,
+}) => {
+  test.skip(!discoverScenarios(fixturesDir()).includes(ROUND_TRIP), `scenario ${ROUND_TRIP} not committed yet`);
+  const dir = await tempFixtures([ROUND_TRIP]);
+  try {
+    const paths = scenarioPaths(dir, ROUND_TRIP);
+    const target = { kind: 'emulator', apiKey: 'local-no-key' } as const;
+    await test.step('record', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+    const first = await snapshotFiles(dir);
+    await test.step('replay the recording', async () => {
+      const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+      expect(run.result.problems).toEqual([]);
+      expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
+      const session = await readFile(paths.session, 'utf8');
+      expect(unusedCallsProblem(ROUND_TRIP, unionReplayReports(run.result.stderr), recordedModelCalls(session))).toBeUndefined();
+      expect(normalizeJsonlText(run.projected.text)).toBe(normalizeJsonlText(session));
+      expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+    });
+    await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+    expect(await snapshotFiles(dir)).toEqual(first);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({ replayCommand }) => {
+  const names = discoverScenarios(fixturesDir());
+  test.skip(names.length === 0, 'no scenarios committed yet');
+  const { startEmulator } = await import('../scripts/emulator/server.js');
+  const emulator = await startEmulator({ script: { responses: [] } });
+  const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.ACP_SNAPSHOT_BASE_URL };
+  process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
+  process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
+  try {
+    for (const name of names) {
+      await test.step(name, async () => {
+        const run = await runFixtureScenario({ paths: scenarioPaths(fixturesDir(), name), mode: 'replay', agentCommand: replayCommand });
+        expect(run.result.stdout.map((l) => l.text).join('\n')).not.toContain('sk-canary');
+      });
+    }
+    expect(emulator.requests).toEqual([]);
+  } finally {
+    if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY;
+    else process.env.DEEPSEEK_API_KEY = saved.key;
+    if (saved.url === undefined) delete process.env.ACP_SNAPSHOT_BASE_URL;
+    else process.env.ACP_SNAPSHOT_BASE_URL = saved.url;
+    await emulator.close();
+  }
+});
+
+test('drift: one changed prompt word fails with the replay drift error naming the part and the refresh command', async ({
+  replayCommand,
+}) => {
+  test.skip(!discoverScenarios(fixturesDir()).includes(ROUND_TRIP), `scenario ${ROUND_TRIP} not committed yet`);
+  const dir = await tempFixtures([ROUND_TRIP]);
+  try {
+    const paths = scenarioPaths(dir, ROUND_TRIP);
+    const input = JSON.parse(await readFile(paths.input, 'utf8'));
+    const prompt = input.steps.find((s: { op: string }) => s.op === 'prompt');
+    prompt.text = prompt.text.replace(/\bhello\b/i, 'goodbye');
+    await writeFile(paths.input, JSON.stringify(input));
+    const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+    const failures = replayFailures(run.result.stderr, run.records).join('\n');
+    expect(failures).toMatch(/messages\[\d+\]/);
+    expect(failures).toContain(`npx playwright test --project=refresh -g ${ROUND_TRIP}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

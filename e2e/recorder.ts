@@ -1,0 +1,95 @@
+/**
+ * Records one scenario: starts the bundled emulator when asked, runs the agent in record mode,
+ * checks the run, then writes the scrubbed fixtures. Used by the record project and by the
+ * record round-trip proof.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestInfo } from '@playwright/test';
+import { attachFailureArtifacts } from './compare.js';
+import { DriverError, type StepRunner } from './driver.js';
+import { machineSecrets, type RecordTarget, scrubSecrets, writeScenarioFixtures } from './record-mode.js';
+import { type RunOutcome, runFixtureScenario } from './run.js';
+import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
+
+/** The emulator's model script for scenario `name`. */
+export const emulatorScript = (name: string) => join(REPO_ROOT, 'scripts/emulator-scripts', `${name}.json`);
+
+/** Options of {@link recordScenario}. */
+export interface RecordOptions {
+  paths: ScenarioPaths;
+  /** The fixtures directory whose sidecars/ receives new sidecars. */
+  fixtures: string;
+  agentCommand: readonly string[];
+  target: RecordTarget;
+  testInfo?: TestInfo;
+  step?: StepRunner;
+}
+
+/** What a recording wrote. */
+export interface Recorded {
+  outcome: RunOutcome;
+  /** Sidecar files newly written. */
+  newSidecars: string[];
+  /** Model requests the emulator served (emulator target only). */
+  emulatorRequests?: number;
+}
+
+/** Records a scenario and writes its fixtures; throws with a clear message (and attaches artifacts) on failure. */
+export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
+  const { paths, target, testInfo } = opts;
+  const name = paths.name;
+  let baseUrl: string | undefined;
+  let emulator: { url: string; close(): Promise<void>; readonly served: number } | undefined;
+  let scriptEntries = 0;
+  if (target.kind === 'emulator') {
+    const { startEmulator } = await import('../scripts/emulator/server.js');
+    const { loadScript } = await import('../scripts/emulator/script.js');
+    const scriptPath = emulatorScript(name);
+    // A scenario without a script calls no model: an empty script makes any call fail loudly.
+    const script = existsSync(scriptPath) ? loadScript(scriptPath) : { responses: [] };
+    scriptEntries = script.responses.length;
+    emulator = await startEmulator({ script });
+    baseUrl = emulator.url;
+  } else if (target.kind === 'server') baseUrl = target.baseUrl;
+
+  const secrets = machineSecrets(target.apiKey);
+  const scrub = (t: string) => scrubSecrets(t, secrets);
+  let outcome: RunOutcome;
+  try {
+    outcome = await runFixtureScenario({
+      paths,
+      mode: 'record',
+      agentCommand: opts.agentCommand,
+      apiKey: target.apiKey,
+      ...(opts.step ? { step: opts.step } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
+    });
+  } catch (e) {
+    if (testInfo) await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result, scrub } : { scrub });
+    throw e;
+  } finally {
+    await emulator?.close();
+  }
+  const problems = [...outcome.result.problems];
+  if (emulator && emulator.served !== scriptEntries) {
+    problems.push(
+      `${name}: the agent made ${emulator.served} model call(s) but ${emulatorScript(name)} scripts ${scriptEntries}; make the script match the scenario`,
+    );
+  }
+  if (problems.length > 0) {
+    if (testInfo) await attachFailureArtifacts(testInfo, { result: outcome.result, actualLog: outcome.projected.text, scrub });
+    throw new Error(`${name}: not recorded, the run did not go as input.json says:\n  ${problems.join('\n  ')}`);
+  }
+  const newSidecars = await writeScenarioFixtures(
+    {
+      dir: paths.dir,
+      sidecarsDir: join(opts.fixtures, 'sidecars'),
+      sessionText: outcome.projected.text,
+      stdoutText: outcome.stdoutText,
+      sidecars: outcome.projected.sidecars,
+    },
+    secrets,
+  );
+  return { outcome, newSidecars, ...(emulator ? { emulatorRequests: emulator.served } : {}) };
+}

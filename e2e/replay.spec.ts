@@ -1,0 +1,88 @@
+/**
+ * Keyless replay of every committed scenario: one test per scenario directory, titled by its name
+ * (`npx playwright test -g NAME`). The agent runs with its replay overlay; its stdout must equal
+ * stdout.expected.jsonl (a snapshot: `--update-snapshots` rewrites it) and its re-persisted,
+ * projected log must equal session.jsonl.
+ */
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import {
+  attachFailureArtifacts,
+  nonJsonLines,
+  replayFailures,
+  sessionLogExpect,
+  unionReplayReports,
+  unusedCallsProblem,
+} from './compare.js';
+import { DriverError } from './driver.js';
+import { expect, test } from './fixtures.js';
+import { recordedModelCalls } from './harvest.js';
+import { type RunOutcome, runFixtureScenario } from './run.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
+
+const fixtures = fixturesDir();
+
+for (const name of discoverScenarios(fixtures)) {
+  test(name, async ({ agentCommand }, testInfo) => {
+    const paths = scenarioPaths(fixtures, name);
+    const expectedLog = await readFile(paths.session, 'utf8').catch(() => undefined);
+    let outcome: RunOutcome | undefined;
+    try {
+      outcome = await runFixtureScenario({
+        paths,
+        mode: 'replay',
+        agentCommand,
+        step: (title, body) => test.step(title, body),
+      });
+    } catch (e) {
+      await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result } : {});
+      throw e;
+    }
+    const { result, projected, stdoutText } = outcome;
+    // Read by `npm run bench -- suite` to separate harness overhead from the agent's own lifetime.
+    testInfo.annotations.push({ type: 'agent-process-ms', description: String(result.processMs.reduce((a, b) => a + b, 0)) });
+    let threw = false;
+    try {
+      await test.step('compare with the fixtures', async () => {
+        const failures = replayFailures(result.stderr, outcome.records);
+        expect(
+          failures,
+          `${name}: the replayed model calls no longer line up with the recording. If the change is intended, run \`npx playwright test --project=refresh -g ${name}\`.`,
+        ).toEqual([]);
+        expect.soft(result.problems, `${name}: scenario expectations (input.json)`).toEqual([]);
+        const unused = unusedCallsProblem(
+          name,
+          unionReplayReports(result.stderr),
+          expectedLog ? recordedModelCalls(expectedLog, paths.session) : 0,
+        );
+        expect.soft(unused, 'recorded model calls left unused').toBeUndefined();
+        expect(
+          expectedLog,
+          `${relative(REPO_ROOT, paths.session)} is missing; record it: npm run record -- ${name}`,
+        ).toBeDefined();
+        sessionLogExpect.soft(projected.text).toMatchSessionLog({
+          text: expectedLog ?? '',
+          file: relative(REPO_ROOT, paths.session),
+          scenario: name,
+        });
+        const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
+        expect
+          .soft(nonJsonLines(expectedStdout), `${relative(REPO_ROOT, paths.stdout)}: every line must be JSON`)
+          .toEqual([]);
+        expect.soft(stdoutText).toMatchSnapshot([name, 'stdout.expected.jsonl']);
+      });
+    } catch (e) {
+      threw = true;
+      throw e;
+    } finally {
+      if (threw || testInfo.errors.length > 0) {
+        await attachFailureArtifacts(testInfo, {
+          result,
+          ...(expectedLog !== undefined ? { expectedLog } : {}),
+          actualLog: projected.text,
+          rawLog: outcome.rawLog,
+        });
+      }
+    }
+  });
+}

@@ -1,0 +1,55 @@
+/** Where scenarios live and how they are discovered (synchronously, at test-load time). */
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the directory of playwright.config.ts). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The fixtures directory: `fixtures/` of the repository, or `ACP_SNAPSHOT_FIXTURES` (used to record
+ * or refresh into a temporary copy).
+ */
+export function fixturesDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ACP_SNAPSHOT_FIXTURES ? resolve(env.ACP_SNAPSHOT_FIXTURES) : join(REPO_ROOT, 'fixtures');
+}
+
+/** The files of one scenario. */
+export interface ScenarioPaths {
+  name: string;
+  dir: string;
+  input: string;
+  stdout: string;
+  session: string;
+  override: string;
+  workspace: string;
+}
+
+/** Paths of scenario `name` under a fixtures directory. */
+export function scenarioPaths(fixtures: string, name: string): ScenarioPaths {
+  const dir = join(fixtures, 'scenarios', name);
+  return {
+    name,
+    dir,
+    input: join(dir, 'input.json'),
+    stdout: join(dir, 'stdout.expected.jsonl'),
+    session: join(dir, 'session.jsonl'),
+    override: join(dir, 'replay.override.json'),
+    workspace: join(dir, 'workspace'),
+  };
+}
+
+/**
+ * Scenario names (directories holding an input.json), sorted. `ACP_SNAPSHOT_ONLY=a,b` (set by
+ * `npm run record|refresh -- a b`) selects exact names; `-g` remains the interactive filter.
+ */
+export function discoverScenarios(fixtures: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = join(fixtures, 'scenarios');
+  if (!existsSync(dir)) return [];
+  const only = env.ACP_SNAPSHOT_ONLY?.split(',').filter(Boolean);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'input.json')))
+    .map((e) => e.name)
+    .filter((n) => !only || only.includes(n))
+    .sort();
+}

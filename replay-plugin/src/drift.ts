@@ -1,0 +1,271 @@
+import {
+  type ChatMessage,
+  firstDifferingPart,
+  type LlmRequest,
+  type RequestFingerprint,
+  replaceRoots,
+  shortHash,
+  type ToolSchema,
+  type VolatileRoots,
+} from '@acp-snapshot/session-log';
+import type { ExpectedCall } from './script.js';
+
+/** What the log can tell about the recorded request beyond its hashes. */
+export interface RecordedContext {
+  /** The header's inline system prompt (absent when projected into a sidecar). */
+  system?: string;
+  /** The header's inline tool schemas (absent when projected into a sidecar). */
+  tools?: ToolSchema[];
+  /** Roots of the recording itself (a raw, unprojected log names its real cwd in the header). */
+  roots?: VolatileRoots;
+}
+
+/** A located request drift: the first differing part and a compact recorded-vs-live description. */
+export interface Drift {
+  part: string;
+  detail: string;
+}
+
+const WINDOW = 40;
+
+function hasParts(f: ExpectedCall['fingerprint']): f is RequestFingerprint {
+  return !!f && 'parts' in f;
+}
+
+/** Index of the first differing character, or -1 when equal. */
+function firstDiff(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return i;
+  return a.length === b.length ? -1 : n;
+}
+
+/** A JSON-quoted window of `s` around `at`, with ellipses where it was cut. */
+function window(s: string, at: number): string {
+  let from = Math.max(0, at - WINDOW);
+  // Never start inside a {{placeholder}}.
+  const open = s.lastIndexOf('{{', from);
+  const close = s.indexOf('}}', open);
+  if (open !== -1 && from > 0 && close !== -1 && close + 2 > from && from - open < 20) from = open;
+  const to = Math.min(s.length, at + WINDOW);
+  return `${from > 0 ? '…' : ''}${JSON.stringify(s.slice(from, to))}${to < s.length ? '…' : ''}`;
+}
+
+/** Two aligned snippet lines showing where recorded and live text first differ. */
+export function textDiff(recorded: string, live: string): string {
+  const at = firstDiff(recorded, live);
+  return (
+    `    recorded (${recorded.length} chars): ${window(recorded, at)}\n` +
+    `    live     (${live.length} chars): ${window(live, at)}\n` +
+    `    (first difference at character ${at})`
+  );
+}
+
+const PLACEHOLDER = /\{\{([a-z]+)\}\}/;
+const PATH_CHAR = /[^\s"'`<>|]/;
+
+/**
+ * Finds the value a `{{name}}` placeholder of the recorded text stands for in the live text (the
+ * plugin is not told the session cwd): the path-like run of live text after which the rest of the
+ * recorded text lines up best. Returns undefined when nothing plausible is found.
+ */
+function inferRoot(recorded: string, live: string): [string, string] | undefined {
+  const m = PLACEHOLDER.exec(recorded);
+  if (!m) return undefined;
+  const at = m.index;
+  if (recorded.slice(0, at) !== live.slice(0, at)) return undefined;
+  const after = recorded.slice(at + m[0].length, at + m[0].length + 64);
+  let best: [number, number] | undefined;
+  for (let k = 2; k <= 400 && at + k <= live.length && PATH_CHAR.test(live[at + k - 1]!); k++) {
+    const rest = live.slice(at + k, at + k + after.length);
+    let l = 0;
+    while (l < after.length && after[l] === rest[l]) l++;
+    if (!best || l > best[1]) best = [k, l];
+  }
+  return best && best[1] > 0 ? [m[1]!, live.slice(at, at + best[0])] : undefined;
+}
+
+function messageFields(m: ChatMessage): Record<string, string> {
+  const out: Record<string, string> = { role: m.role, content: m.content };
+  if (m.role === 'assistant') {
+    if (m.reasoning !== undefined) out.reasoning = m.reasoning;
+    if (m.toolCalls !== undefined) out.toolCalls = JSON.stringify(m.toolCalls);
+  }
+  if (m.role === 'tool') out.toolCallId = m.toolCallId;
+  return out;
+}
+
+/**
+ * Brings the live message into the recorded form: known roots replaced, and placeholders the plugin
+ * was not told about (the session cwd) inferred, accepted only when the result hashes to the part
+ * hash the agent itself computed.
+ */
+function normalizeLive(
+  recorded: ChatMessage | undefined,
+  live: ChatMessage,
+  liveHash: string | undefined,
+  roots: VolatileRoots,
+): ChatMessage {
+  let out = replaceRoots(live, roots);
+  if (!recorded || liveHash === undefined || shortHash(out) === liveHash) return out;
+  const inferred: VolatileRoots = { ...roots };
+  for (let tries = 0; tries < 4; tries++) {
+    const r = JSON.stringify(recorded);
+    const l = JSON.stringify(out);
+    const found = inferRoot(r, l);
+    if (!found || inferred[found[0]] !== undefined) break;
+    // The value was found in JSON text: unescape it back to a plain string.
+    let value: string;
+    try {
+      value = JSON.parse(`"${found[1]}"`) as string;
+    } catch {
+      break;
+    }
+    inferred[found[0]] = value;
+    const candidate = replaceRoots(live, inferred);
+    if (shortHash(candidate) === liveHash) return candidate;
+    out = candidate;
+  }
+  return replaceRoots(live, roots);
+}
+
+function describeMessage(
+  index: number,
+  expected: ExpectedCall,
+  fp: RequestFingerprint,
+  request: LlmRequest,
+  live: RequestFingerprint,
+  roots: VolatileRoots,
+  recordedRoots: VolatileRoots,
+): Drift {
+  const part = `messages[${index}]`;
+  let recordedMsg = expected.messages?.[index];
+  // A projected log holds placeholders already; a raw log holds the recording's own paths.
+  if (recordedMsg && shortHash(recordedMsg) !== fp.parts.messages[index])
+    recordedMsg = replaceRoots(recordedMsg, recordedRoots);
+  const recordedTrusted = recordedMsg !== undefined && shortHash(recordedMsg) === fp.parts.messages[index];
+  const liveMsg = request.messages[index];
+  const lines: string[] = [];
+  if (fp.parts.messages.length !== request.messages.length) {
+    lines.push(`  the recorded request had ${fp.parts.messages.length} messages, the live one has ${request.messages.length}`);
+  }
+  if (!liveMsg) {
+    lines.push(`  recorded ${part} is missing from the live request`);
+    if (recordedTrusted) lines.push(textDiff(JSON.stringify(recordedMsg), ''));
+    return { part, detail: lines.join('\n') };
+  }
+  const liveNorm = normalizeLive(
+    recordedTrusted ? recordedMsg : undefined,
+    liveMsg,
+    live.parts.messages[index],
+    roots,
+  );
+  if (!recordedTrusted || !recordedMsg) {
+    const why =
+      expected.purpose === 'compaction'
+        ? 'a compaction request is not stored in the log'
+        : index >= fp.parts.messages.length
+          ? 'the live request has an extra message'
+          : 'the log does not hold its text';
+    lines.push(`  recorded ${part}: not available (${why}); live ${part} (${liveMsg.role}):`);
+    lines.push(`    ${window(liveNorm.content, 0)}`);
+    return { part, detail: lines.join('\n') };
+  }
+  const a = messageFields(recordedMsg);
+  const b = messageFields(liveNorm);
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (a[key] === b[key]) continue;
+    lines.push(`  ${part}.${key} (${recordedMsg.role} message):`);
+    lines.push(textDiff(a[key] ?? '', b[key] ?? ''));
+    return { part: `${part}.${key}`, detail: lines.join('\n') };
+  }
+  lines.push(
+    `  ${part}: the texts match once roots are replaced; the difference is in a path root (cwd, home, spill or persist)`,
+  );
+  return { part, detail: lines.join('\n') };
+}
+
+function toolNames(tools: ToolSchema[]): string {
+  return tools.map((t) => t.name).join(', ') || '(none)';
+}
+
+/**
+ * Compares the live call's fingerprint with the recorded one. Returns undefined when they match (or
+ * when the entry states no fingerprint, e.g. an override entry without one), else the first
+ * differing part with recorded-vs-live text where the log holds it.
+ */
+export function findDrift(
+  expected: ExpectedCall | undefined,
+  request: LlmRequest,
+  live: RequestFingerprint,
+  recorded: RecordedContext,
+  roots: VolatileRoots,
+): Drift | undefined {
+  const fp = expected?.fingerprint;
+  if (!expected || !fp) return undefined;
+  if (!hasParts(fp)) {
+    if (fp.hash === live.hash) return undefined;
+    return {
+      part: 'request',
+      detail: `  expected request hash ${fp.hash}, live ${live.hash} (the override states only the hash, so the part is unknown)`,
+    };
+  }
+  const part = firstDifferingPart(fp, live);
+  if (part === undefined) return undefined;
+  if (recorded.roots) {
+    recorded = {
+      ...recorded,
+      ...(recorded.system !== undefined ? { system: replaceRoots(recorded.system, recorded.roots) } : {}),
+      ...(recorded.tools ? { tools: replaceRoots(recorded.tools, recorded.roots) } : {}),
+    };
+  }
+  const hashes = (k: 'model' | 'system' | 'tools' | 'params') =>
+    `recorded hash ${fp.parts[k]}, live ${live.parts[k]}`;
+  switch (part) {
+    case 'model':
+      return { part, detail: `  live model ${JSON.stringify(request.model)} (${hashes('model')})` };
+    case 'params':
+      return {
+        part,
+        detail: `  live params ${JSON.stringify({ ...request.params, purpose: request.purpose })} (${hashes('params')})`,
+      };
+    case 'system': {
+      const liveSystem = replaceRoots(request.system, roots);
+      if (recorded.system !== undefined && shortHash(recorded.system) === fp.parts.system) {
+        return { part, detail: `  the system prompt changed:\n${textDiff(recorded.system, liveSystem)}` };
+      }
+      return {
+        part,
+        detail: `  the system prompt changed (${hashes('system')}); live starts ${window(liveSystem, 0)}`,
+      };
+    }
+    case 'tools': {
+      const liveTools = replaceRoots(request.tools, roots);
+      if (recorded.tools && shortHash(recorded.tools) === fp.parts.tools) {
+        const before = new Map(recorded.tools.map((t) => [t.name, JSON.stringify(t)]));
+        const after = new Map(liveTools.map((t) => [t.name, JSON.stringify(t)]));
+        const added = [...after.keys()].filter((n) => !before.has(n));
+        const removed = [...before.keys()].filter((n) => !after.has(n));
+        const changed = [...after.keys()].filter((n) => before.has(n) && before.get(n) !== after.get(n));
+        const lines = [
+          `  recorded tools: ${toolNames(recorded.tools)}`,
+          `  live tools:     ${toolNames(liveTools)}`,
+        ];
+        if (added.length) lines.push(`  added: ${added.join(', ')}`);
+        if (removed.length) lines.push(`  removed: ${removed.join(', ')}`);
+        for (const n of changed)
+          lines.push(`  tool ${n} changed:\n${textDiff(before.get(n)!, after.get(n)!)}`);
+        if (!added.length && !removed.length && !changed.length)
+          lines.push('  (same tools in a different order)');
+        return { part, detail: lines.join('\n') };
+      }
+      return { part, detail: `  live tools: ${toolNames(liveTools)} (${hashes('tools')})` };
+    }
+    case 'hash':
+      return { part: 'request', detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
+    default: {
+      const index = Number(/^messages\[(\d+)\]$/.exec(part)?.[1] ?? Number.NaN);
+      if (Number.isNaN(index)) return { part, detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
+      return describeMessage(index, expected, fp, request, live, roots, recorded.roots ?? {});
+    }
+  }
+}

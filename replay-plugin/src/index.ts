@@ -1,0 +1,116 @@
+import type { LlmPluginFactory } from '@acp-snapshot/session-log';
+import { z } from 'zod';
+import { deriveReplayScript, recordedRequests } from './derive.js';
+import { loadFixture } from './fixture.js';
+import { loadOverride } from './override.js';
+import { ReplayServer, type Timing } from './server.js';
+
+export {
+  type DeriveOptions,
+  deriveReplayScript,
+  ReplayLogError,
+  recordedRequests,
+  summaryChunks,
+} from './derive.js';
+export { type Drift, findDrift, type RecordedContext } from './drift.js';
+export { ReplayConcurrencyError, ReplayDriftError, ReplayError, ReplayExhaustedError } from './errors.js';
+export { type LoadedFixture, loadFixture, ReplayFixtureError } from './fixture.js';
+export {
+  loadOverride,
+  OverrideCall,
+  parseOverride,
+  ReplayOverride,
+  ReplayOverrideError,
+} from './override.js';
+export type { CallPurpose, ChunksEntry, ExpectedCall, HangEntry, ReplayEntry, ThrowEntry } from './script.js';
+export { ReplayServer, type ReplayServerOptions, type Timing } from './server.js';
+
+/** A config value that may be absent: the overlay substitutes an unset optional variable as "" or null. */
+const optionalPath = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+/** The plugin's options block (other keys, such as the overlay's nulled live-adapter keys, are ignored). */
+export const ReplayPluginOptions = z.looseObject({
+  /** Path of the scenario's recorded session log (projected fixture or raw log, plain or gzip). */
+  fixture: optionalPath,
+  /** Path of replay.override.json: replaces the derived script with its explicit calls. */
+  override: optionalPath,
+  /** The scenario's name, used in every message and in the refresh / record commands suggested. */
+  scenario: z.string().min(1),
+  timing: z.enum(['none', 'recorded']).default('none'),
+  /** 'ignore' is for refresh: request content may change, the call positions may not. */
+  fingerprints: z.enum(['check', 'ignore']).optional(),
+});
+export type ReplayPluginOptions = z.infer<typeof ReplayPluginOptions>;
+
+/**
+ * The replay LLM plugin, loaded by the agent by name ('replay'). Reads the fixture (and override),
+ * derives the script eagerly so a bad log fails the agent at start-up, and serves it positionally.
+ */
+export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
+  const parsed = ReplayPluginOptions.safeParse(options);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`)
+      .join('; ');
+    throw new Error(
+      `llm-replay: invalid plugin options: ${issues} (expected {fixture, override?, scenario, timing?})`,
+    );
+  }
+  const o = parsed.data;
+  if (!o.fixture && !o.override) {
+    throw new Error(
+      'llm-replay: options.fixture is not set: give the path of the scenario session.jsonl ' +
+        '(the harness passes it as ACP_SNAPSHOT_FIXTURE)',
+    );
+  }
+  const fixture = o.fixture ? await loadFixture(o.fixture) : undefined;
+  for (const w of fixture?.warnings ?? []) log(`llm-replay: warning: ${o.fixture}: ${w}`);
+
+  let entries: Awaited<ReturnType<typeof loadOverride>>;
+  if (o.override) {
+    entries = await loadOverride(o.override);
+    // Override entries that name their position borrow the recorded conversation for drift reports.
+    const recorded = fixture ? recordedRequests(fixture.events, o.fixture) : [];
+    for (const e of entries) {
+      const r = e.request;
+      if (!r || r.turn === undefined) continue;
+      const match = recorded.find(
+        (x) =>
+          x.turn === r.turn &&
+          (r.step === undefined || x.step === r.step) &&
+          x.purpose === (r.purpose ?? 'turn'),
+      );
+      if (match?.messages) r.messages = match.messages;
+    }
+  } else {
+    entries = deriveReplayScript(fixture!.events, { source: o.fixture!, timestamps: fixture!.timestamps });
+  }
+
+  let timing: Timing = o.timing;
+  if (timing === 'recorded' && !o.override && !entries.every((e) => e.kind !== 'chunks' || e.delaysMs)) {
+    log(
+      `llm-replay: timing 'recorded' was asked, but ${o.fixture} has no per-chunk timestamps ` +
+        '(projected fixtures drop them); serving chunks without delays',
+    );
+    timing = 'none';
+  }
+  const header = fixture?.header;
+  const mode = env.ACP_SNAPSHOT_MODE === 'refresh' ? 'ignore' : 'check';
+  return new ReplayServer({
+    scenario: o.scenario,
+    entries,
+    source: o.override ?? o.fixture!,
+    recorded: {
+      ...(typeof header?.systemPrompt === 'string' ? { system: header.systemPrompt } : {}),
+      ...(Array.isArray(header?.tools) ? { tools: header.tools } : {}),
+      ...(header && !header.cwd.includes('{{') ? { roots: { cwd: header.cwd } } : {}),
+    },
+    timing,
+    fingerprints: o.fingerprints ?? mode,
+    roots: { spill: env.ACP_SNAPSHOT_SPILL_ROOT, persist: env.ACP_SNAPSHOT_PERSIST_ROOT, home: env.HOME },
+    log,
+  });
+};

@@ -1,0 +1,343 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  fingerprintRequest,
+  finishChunk,
+  isLlmAbortError,
+  isLlmProviderError,
+  type LlmPlugin,
+  makeRecords,
+  projectLog,
+  type StreamChunk,
+  textChunk,
+} from '@acp-snapshot/session-log';
+import { expect, test } from '@playwright/test';
+import { createPlugin } from './index.js';
+import { drain, logSink, Recording, tempDir, writeLog } from './test-support.js';
+
+const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
+
+/** Two turns, three calls (turn 2 runs a tool round). */
+function threeCalls(roots = {}): Recording {
+  return new Recording(roots)
+    .user(1, 'hi')
+    .call(1, 1, [textChunk('Hel'), textChunk('lo'), finishChunk('stop', usage)])
+    .end(1)
+    .user(2, 'list files')
+    .call(2, 1, [
+      { type: 'tool_call_start', index: 0, id: 'c1', name: 'glob' },
+      { type: 'tool_call_args', index: 0, delta: '{"pattern":"*"}' },
+      finishChunk('tool_calls'),
+    ])
+    .push({
+      type: 'message/committed',
+      turn: 2,
+      message: { role: 'tool', toolCallId: 'c1', content: 'a.ts' },
+    })
+    .call(2, 2, [textChunk('a.ts'), finishChunk()])
+    .end(2);
+}
+
+async function plugin(options: Record<string, unknown>, env: Record<string, string | undefined> = {}) {
+  const sink = logSink();
+  const p = await createPlugin({ options: { scenario: 'hello', ...options }, env, log: sink.log });
+  return { plugin: p, lines: sink.lines };
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof Error)) throw new Error('expected a rejection');
+  return e;
+}
+
+test('serves a recorded session call by call and reports what it consumed', async () => {
+  const rec = threeCalls();
+  const fixture = writeLog(tempDir(), rec.events);
+  const { plugin: p, lines } = await plugin({ fixture });
+  expect(p.name).toBe('replay');
+  const replay = new Recording();
+  replay.user(1, 'hi');
+  expect(await drain(p, replay.request(), 1, 1)).toEqual([
+    textChunk('Hel'),
+    textChunk('lo'),
+    finishChunk('stop', usage),
+  ]);
+  replay
+    .push({ type: 'message/committed', turn: 1, message: { role: 'assistant', content: 'Hello' } })
+    .end(1)
+    .user(2, 'list files');
+  expect((await drain(p, replay.request(), 2, 1)).at(-1)).toEqual(finishChunk('tool_calls'));
+  replay.push({ type: 'message/committed', turn: 2, message: { role: 'assistant', content: '' } }).push({
+    type: 'message/committed',
+    turn: 2,
+    message: { role: 'tool', toolCallId: 'c1', content: 'a.ts' },
+  });
+  expect(await drain(p, replay.request(), 2, 2)).toEqual([textChunk('a.ts'), finishChunk()]);
+  await p.close!();
+  await p.close!();
+  expect(lines).toEqual(['llm-replay: {"scenario":"hello","consumed":[1,2,3],"total":3}']);
+});
+
+test('drift: a changed prompt fails call N with the part, recorded vs live text and the refresh command', async () => {
+  const rec = threeCalls({ cwd: '/tmp/rec' });
+  const fixture = writeLog(tempDir(), rec.events);
+  const { plugin: p, lines } = await plugin({ fixture });
+  const live = new Recording().user(1, 'hi there');
+  const err = await rejection(drain(p, live.request(), 1, 1, { cwd: '/tmp/live' }));
+  expect(isLlmProviderError(err)).toBe(true);
+  expect(err).toMatchObject({ code: 'replay', replayError: 'ReplayDriftError' });
+  expect(err.message).toBe(
+    `ReplayDriftError: scenario "hello": model call 1 of 3 (turn 1 step 1) sends a different request than the recording ` +
+      `(event 4 of ${fixture}): first differing part messages[0].content\n` +
+      '  messages[0].content (user message):\n' +
+      '    recorded (2 chars): "hi"\n' +
+      '    live     (8 chars): "hi there"\n' +
+      '    (first difference at character 2)\n' +
+      'If the change was intended, run `npx playwright test --project=refresh -g hello` to re-derive the recording from the current code.',
+  );
+  // Also on stderr, line by line.
+  expect(lines).toEqual(err.message.split('\n').map((l) => `llm-replay: ${l}`));
+  await p.close!();
+  expect(lines.at(-1)).toBe(
+    'llm-replay: scenario hello: 3 recorded model calls were never made (calls 1, 2, 3) by this agent process',
+  );
+});
+
+test('exhausted: one call more than recorded names the call index and the recorded count', async () => {
+  const rec = new Recording().user(1, 'hi').call(1, 1, [textChunk('x'), finishChunk('tool_calls')]);
+  const fixture = writeLog(tempDir(), rec.events);
+  const { plugin: p } = await plugin({ fixture });
+  await drain(p, rec.request(), 1, 1);
+  const live = new Recording().user(1, 'hi');
+  live.push({ type: 'message/committed', turn: 1, message: { role: 'assistant', content: 'x' } });
+  const err = await rejection(drain(p, live.request(), 1, 2));
+  expect(err).toMatchObject({ code: 'replay', replayError: 'ReplayExhaustedError' });
+  expect(err.message).toMatch(
+    new RegExp(
+      `^ReplayExhaustedError: scenario "hello": the agent made model call 2 \\(turn 1 step 2\\) but ${fixture} holds only 1 recorded model call\\. ` +
+        'The agent now makes more model calls than were recorded\\. If that is intended, re-record the scenario: `npx playwright test --project=record -g hello`',
+    ),
+  );
+});
+
+test('calls left unused are reported at close, in the line the harness reads and in words', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p, lines } = await plugin({ fixture });
+  await drain(p, new Recording().user(1, 'hi').request(), 1, 1);
+  await p.close!();
+  expect(lines).toEqual([
+    'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
+    'llm-replay: scenario hello: 2 recorded model calls were never made (calls 2, 3) by this agent process',
+  ]);
+});
+
+test('a second agent process seeks the first call recorded at its turn, step and purpose', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p, lines } = await plugin({ fixture });
+  // The session was loaded: the conversation is what the first process persisted.
+  const loaded = new Recording()
+    .user(1, 'hi')
+    .push({ type: 'message/committed', turn: 1, message: { role: 'assistant', content: 'Hello' } })
+    .end(1)
+    .user(2, 'list files');
+  expect((await drain(p, loaded.request(), 2, 1)).at(-1)).toEqual(finishChunk('tool_calls'));
+  await p.close!();
+  expect(lines[0]).toBe('llm-replay: {"scenario":"hello","consumed":[2],"total":3}');
+});
+
+test('a call at another position than recorded is a drift naming both positions', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p } = await plugin({ fixture });
+  const live = new Recording().user(1, 'hi');
+  await drain(p, live.request(), 1, 1);
+  live.push({ type: 'message/committed', turn: 1, message: { role: 'assistant', content: 'Hello' } });
+  const err = await rejection(drain(p, live.request(), 1, 2));
+  expect(err.message).toMatch(
+    /^ReplayDriftError: scenario "hello": model call 2 of 3 is made at turn 1 step 2, but the recording made it at turn 2 step 1 \(event 12 of .*\)\. The agent's model calls no longer line up with the recording\./,
+  );
+  const fresh = (await plugin({ fixture })).plugin;
+  const first = await rejection(drain(fresh, live.request(), 1, 7));
+  expect(first.message).toContain('the agent made its first model call at turn 1 step 7, but');
+  expect(first.message).toContain(
+    'records no call there (recorded: call 1: turn 1 step 1; call 2: turn 2 step 1; call 3: turn 2 step 2)',
+  );
+});
+
+test('refresh mode ignores request content but still checks positions', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p } = await plugin({ fixture }, { ACP_SNAPSHOT_MODE: 'refresh' });
+  const changed = new Recording().user(1, 'a different prompt');
+  expect((await drain(p, changed.request(), 1, 1)).length).toBe(3);
+  const err = await rejection(drain(p, changed.request(), 1, 2));
+  expect(err.message).toContain(
+    'model call 2 of 3 is made at turn 1 step 2, but the recording made it at turn 2 step 1',
+  );
+});
+
+test('one stream at a time: a second concurrent call is an error', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p } = await plugin({ fixture });
+  const live = new Recording().user(1, 'hi');
+  const it = p
+    .stream(live.request(), {
+      signal: new AbortController().signal,
+      turn: 1,
+      step: 1,
+      fingerprint: fingerprintRequest(live.request()),
+    })
+    [Symbol.asyncIterator]();
+  expect((await it.next()).value).toEqual(textChunk('Hel'));
+  const err = await rejection(drain(p, live.request(), 2, 1));
+  expect(err).toMatchObject({ code: 'replay', replayError: 'ReplayConcurrencyError' });
+  expect(err.message).toBe(
+    'ReplayConcurrencyError: scenario "hello": a model call at turn 2 step 1 started while call 1 (turn 1 step 1) is still streaming; ' +
+      'llm-replay serves one stream at a time (concurrent sessions cannot be replayed yet).',
+  );
+  // The first call is unaffected and, once finished, frees the slot.
+  expect((await it.next()).value).toEqual(textChunk('lo'));
+  expect((await it.next()).value).toEqual(finishChunk('stop', usage));
+});
+
+function overrideFile(calls: unknown[]): string {
+  const file = join(tempDir(), 'replay.override.json');
+  writeFileSync(file, JSON.stringify({ calls }));
+  return file;
+}
+
+test('hang: prefix chunks, then nothing until the signal aborts, then LlmAbortError', async () => {
+  const fixture = writeLog(tempDir(), new Recording().events);
+  const override = overrideFile([{ kind: 'hang', chunks: [{ type: 'text', text: 'thinking about' }] }]);
+  const { plugin: p, lines } = await plugin({ fixture, override });
+  const abort = new AbortController();
+  const live = new Recording().user(1, 'hi');
+  const it = p
+    .stream(live.request(), {
+      signal: abort.signal,
+      turn: 1,
+      step: 1,
+      fingerprint: fingerprintRequest(live.request()),
+    })
+    [Symbol.asyncIterator]();
+  expect((await it.next()).value).toEqual(textChunk('thinking about'));
+  let settled = false;
+  const pending = it.next().finally(() => {
+    settled = true;
+  });
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  expect(settled).toBe(false);
+  abort.abort();
+  const err = await rejection(pending);
+  expect(isLlmAbortError(err)).toBe(true);
+  await p.close!();
+  expect(lines).toEqual(['llm-replay: {"scenario":"hello","consumed":[1],"total":1}']);
+});
+
+test('throw: prefix chunks then the provider error with the recorded code, status and message', async () => {
+  const override = overrideFile([
+    {
+      kind: 'throw',
+      code: 'unauthorized',
+      status: 401,
+      message: 'model provider returned HTTP 401 (unauthorized): bad key',
+    },
+    {
+      kind: 'throw',
+      chunks: [{ type: 'text', text: 'Partial' }],
+      code: 'stream_cut',
+      message: 'the model stream was cut',
+    },
+  ]);
+  const { plugin: p } = await plugin({ override });
+  const live = new Recording().user(1, 'hi');
+  const first = await rejection(drain(p, live.request(), 1, 1));
+  expect(isLlmProviderError(first)).toBe(true);
+  expect(first).toMatchObject({
+    code: 'unauthorized',
+    status: 401,
+    message: 'model provider returned HTTP 401 (unauthorized): bad key',
+  });
+  const got: StreamChunk[] = [];
+  const second = await rejection(
+    (async () => {
+      for await (const c of p.stream(live.request(), {
+        signal: new AbortController().signal,
+        turn: 2,
+        step: 1,
+        fingerprint: fingerprintRequest(live.request()),
+      }))
+        got.push(c);
+    })(),
+  );
+  expect(got).toEqual([textChunk('Partial')]);
+  expect(second).toMatchObject({
+    name: 'LlmProviderError',
+    code: 'stream_cut',
+    message: 'the model stream was cut',
+  });
+  expect(second).not.toHaveProperty('status');
+});
+
+test('override entries with a fingerprint are drift-checked; their position comes from the override', async () => {
+  const rec = new Recording().user(1, 'hi');
+  const fp = fingerprintRequest(rec.request());
+  const fixture = writeLog(tempDir(), rec.call(1, 1, [], false).events);
+  const override = overrideFile([{ kind: 'hang', turn: 1, step: 1, fingerprint: fp }]);
+  const { plugin: p } = await plugin({ fixture, override });
+  const err = await rejection(drain(p, new Recording().user(1, 'bye').request(), 1, 1));
+  expect(err.message).toContain(
+    `model call 1 of 1 (turn 1 step 1) sends a different request than the recording (calls[0] of ${override}): first differing part messages[0].content`,
+  );
+  expect(err.message).toContain('recorded (2 chars): "hi"');
+});
+
+test('recorded timing replays capped gaps from a raw log and falls back to none for projected fixtures', async () => {
+  const rec = new Recording().user(1, 'hi').call(1, 1, [textChunk('a'), textChunk('b'), finishChunk()]);
+  const raw = writeLog(tempDir(), rec.events, 'raw.jsonl', Date.UTC(2025, 0, 1));
+  const { plugin: timed, lines } = await plugin({ fixture: raw, timing: 'recorded' });
+  expect(lines).toEqual([]);
+  const started = performance.now();
+  expect(await drain(timed, new Recording().user(1, 'hi').request(), 1, 1)).toHaveLength(3);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(1);
+
+  const projected = join(tempDir(), 'session.jsonl');
+  writeFileSync(projected, projectLog(makeRecords(rec.events), { roots: {} }).text);
+  const { lines: l2 } = await plugin({ fixture: projected, timing: 'recorded' });
+  expect(l2).toEqual([
+    `llm-replay: timing 'recorded' was asked, but ${projected} has no per-chunk timestamps (projected fixtures drop them); serving chunks without delays`,
+  ]);
+});
+
+test('start-up failures name the file and what to do', async () => {
+  const dir = tempDir();
+  await expect(plugin({ fixture: join(dir, 'missing.jsonl') })).rejects.toThrow(
+    `the replay fixture ${join(dir, 'missing.jsonl')} does not exist: record the scenario first`,
+  );
+  const cut = writeLog(
+    dir,
+    new Recording()
+      .user(1, 'hi')
+      .call(1, 1, [textChunk('x')], false)
+      .end(1, 'error').events,
+    'cut.jsonl',
+  );
+  await expect(plugin({ fixture: cut })).rejects.toThrow(`unterminated model call at turn 1 step 1 (${cut})`);
+  await expect(plugin({})).rejects.toThrow('llm-replay: options.fixture is not set');
+  await expect(plugin({ fixture: cut, timing: 'fast' })).rejects.toThrow(
+    /llm-replay: invalid plugin options: timing: /,
+  );
+  const bad = join(dir, 'replay.override.json');
+  writeFileSync(bad, '{"calls":[{"kind":"chunks","chunks":[]}]}');
+  await expect(plugin({ fixture: cut, override: bad })).rejects.toThrow(
+    `${bad}: does not match the replay.override.json schema`,
+  );
+});
+
+test('an empty override option means no override', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const { plugin: p } = await plugin({ fixture, override: '' });
+  expect(await drain(p, new Recording().user(1, 'hi').request(), 1, 1)).toHaveLength(3);
+  expect((p as LlmPlugin).name).toBe('replay');
+});

@@ -1,0 +1,125 @@
+// Test-only helpers: a recording simulator that writes events the way the agent does (request
+// fingerprint, chunks, committed messages), and a replay caller that plays the agent's side.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  buildHeader,
+  type ChatMessage,
+  fingerprintRequest,
+  type LlmPlugin,
+  type LlmRequest,
+  makeRecords,
+  replaceRoots,
+  type SessionEvent,
+  type SessionHeader,
+  type StreamChunk,
+  serializeLog,
+  type ToolSchema,
+  type VolatileRoots,
+} from '@acp-snapshot/session-log';
+
+/** Records a session like the agent: every model call is fingerprinted from the live conversation. */
+export class Recording {
+  readonly header: SessionHeader;
+  readonly events: SessionEvent[];
+  readonly messages: ChatMessage[] = [];
+
+  constructor(
+    readonly roots: VolatileRoots = {},
+    header: Partial<SessionHeader> = {},
+  ) {
+    this.header = buildHeader(header);
+    this.events = [this.header];
+  }
+
+  /** The request the agent would send now. */
+  request(purpose: 'turn' | 'compaction' = 'turn', messages: ChatMessage[] = this.messages): LlmRequest {
+    return {
+      model: this.header.provider.model,
+      system: this.header.systemPrompt as string,
+      messages: [...messages],
+      tools: this.header.tools as ToolSchema[],
+      params: {},
+      purpose,
+    };
+  }
+
+  /** Appends events as a projected fixture holds them: the recording's roots replaced by placeholders. */
+  push(...raw: SessionEvent[]): this {
+    for (const e of replaceRoots(raw, this.roots)) {
+      this.events.push(e);
+      if (e.type === 'message/committed') this.messages.push(e.message);
+      if (e.type === 'compaction/summary') {
+        this.messages.splice(0, e.replacedMessages, { role: 'summary', content: e.rawOutput });
+      }
+    }
+    return this;
+  }
+
+  /** turn/start + the user message. */
+  user(turn: number, text: string): this {
+    return this.push(
+      { type: 'turn/start', turn },
+      { type: 'message/committed', turn, message: { role: 'user', content: text } },
+    );
+  }
+
+  /** llm/request (fingerprinted with roots replaced, as the agent does) then the chunks; commits the text. */
+  call(turn: number, step: number, chunks: StreamChunk[], commit = true): this {
+    const fingerprint = fingerprintRequest(this.request('turn'), this.roots);
+    this.push({ type: 'llm/request', turn, step, purpose: 'turn', fingerprint });
+    for (const chunk of chunks) this.push({ type: 'assistant/chunk', turn, step, chunk });
+    if (commit) {
+      const content = chunks.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      this.push({ type: 'message/committed', turn, message: { role: 'assistant', content } });
+    }
+    return this;
+  }
+
+  end(turn: number, kind: 'completed' | 'error' | 'cancelled' = 'completed'): this {
+    return this.push({ type: 'turn/end', turn, kind });
+  }
+}
+
+/** A temp dir for one test's files. */
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'llm-replay-'));
+}
+
+/** Writes events as a (plain) session log file with seq/ts envelopes; returns its path. */
+export function writeLog(
+  dir: string,
+  events: SessionEvent[],
+  name = 'session.jsonl',
+  startTs?: number,
+): string {
+  const file = join(dir, name);
+  const records = makeRecords(events, startTs === undefined ? {} : { startTs });
+  writeFileSync(file, serializeLog(records));
+  return file;
+}
+
+/** Drains one call like the agent: every chunk until a finish, rejecting as the plugin does. */
+export async function drain(
+  plugin: LlmPlugin,
+  request: LlmRequest,
+  turn: number,
+  step: number,
+  roots: VolatileRoots = {},
+  signal = new AbortController().signal,
+): Promise<StreamChunk[]> {
+  const out: StreamChunk[] = [];
+  const fingerprint = fingerprintRequest(request, roots);
+  for await (const chunk of plugin.stream(request, { signal, turn, step, fingerprint })) {
+    out.push(chunk);
+    if (chunk.type === 'finish') break;
+  }
+  return out;
+}
+
+/** Collects log lines written by a plugin. */
+export function logSink(): { lines: string[]; log: (line: string) => void } {
+  const lines: string[] = [];
+  return { lines, log: (line) => lines.push(line) };
+}

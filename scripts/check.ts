@@ -1,0 +1,15 @@
+// `npm run check`: the fixture guards (design section 6) without starting Playwright.
+import { relative } from 'node:path';
+import { checkFixtures } from '../e2e/guards.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT } from '../e2e/scenarios.js';
+
+const dir = fixturesDir();
+const violations = await checkFixtures(dir);
+const scenarios = discoverScenarios(dir, {}).length;
+if (violations.length === 0) {
+  console.log(`check: ${scenarios} scenario(s) in ${relative(REPO_ROOT, dir) || '.'}: every guard holds`);
+} else {
+  for (const v of violations) console.error(`[${v.rule}] ${v.message}`);
+  console.error(`check: ${violations.length} problem(s) in ${scenarios} scenario(s)`);
+  process.exitCode = 1;
+}
