@@ -38,7 +38,13 @@ export default defineConfig<SnapshotOptions>({
   use: { trace: 'retain-on-failure' },
   projects: [
     // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
-    { name: 'conformance', default: false, testDir: './e2e/conformance', testMatch: '**/*.spec.ts', timeout: 120_000 },
+    {
+      name: 'conformance',
+      default: false,
+      testDir: './e2e/conformance',
+      testMatch: '**/*.spec.ts',
+      timeout: 120_000,
+    },
     {
       name: 'unit',
       default: false,

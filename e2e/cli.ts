@@ -1,15 +1,8 @@
 /** Shared by `npm run record` and `npm run refresh`: run a fixture-writing project over named scenarios. */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { discoverScenarios, fixturesDir, REPO_ROOT } from './scenarios.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from './scenarios.js';
 import { pruneSidecars } from './sidecars.js';
-
-/** Validates scenario names given on the command line; returns an error message or undefined. */
-export function unknownScenarios(names: readonly string[], known: readonly string[]): string | undefined {
-  const unknown = names.filter((n) => !known.includes(n));
-  if (unknown.length === 0) return undefined;
-  return `unknown scenario(s): ${unknown.join(', ')} (known: ${known.join(', ') || 'none'}; a scenario is a directory with an input.json under fixtures/scenarios/)`;
-}
 
 /**
  * Runs `playwright test --project=PROJECT` over the named scenarios (all when none), one progress

@@ -225,17 +225,39 @@ class AgentProcess {
       },
     });
     this.connection = this.app.connect(acp.ndJsonStream(output, input));
-    void this.exited.then(() =>
-      this.breakWith(
-        new Error(
-          `agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished`,
-        ),
-      ),
-    );
+    void this.exited.then(() => this.breakWith(new Error(this.exitMessage())));
+  }
+
+  /** Why the process is gone: its exit code and the end of its stderr. */
+  exitMessage(): string {
+    const tail = this.stderr.trimEnd().split('\n').slice(-5).join('\n  ');
+    return `agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished${tail ? `; its stderr ends with:\n  ${tail}` : ''}`;
+  }
+
+  /** Whether the process ended by itself (not closed or killed by the harness). */
+  get crashed(): boolean {
+    return this.exitedAt > 0 && !this.closing && !this.killed;
+  }
+
+  private closing = false;
+  private killed = false;
+
+  /** Waits up to `ms` for the process to exit by itself; true when it did. */
+  async exitsWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((res) => {
+        timer = setTimeout(() => res(false), ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return done;
   }
 
   /** Closes stdin and awaits a graceful exit; kills the process group when it does not come in time. */
   async close(graceMs: number): Promise<boolean> {
+    this.closing = true;
     this.child.stdin?.end();
     let timer: NodeJS.Timeout | undefined;
     const graceful = await Promise.race([
@@ -255,6 +277,7 @@ class AgentProcess {
 
   /** Kills the whole process group (the agent and anything it started). */
   kill(): void {
+    if (this.exitedAt === 0) this.killed = true;
     const pid = this.child.pid;
     if (pid === undefined) return;
     try {
@@ -470,9 +493,19 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         );
     });
   } catch (e) {
+    // The SDK reports a dead peer as a closed connection before the exit event: give the exit a moment
+    // to arrive so the failure names the crash (exit code, stderr) rather than the closed pipe.
+    const answered = e instanceof acp.RequestError;
+    if (current && !answered && !/timed out after|non-JSON line/.test((e as Error).message)) await current.exitsWithin(2000);
+    const crash = processes.find((p) => p.crashed);
     for (const p of processes) p.kill();
     await Promise.all(processes.map((p) => p.exited));
-    throw new DriverError((e as Error).message, result());
+    const message = crash
+      ? crash.exitMessage()
+      : e instanceof acp.RequestError
+        ? `${opts.name}: ${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`
+        : (e as Error).message;
+    throw new DriverError(message, result());
   } finally {
     clearTimeout(timer);
   }

@@ -53,3 +53,10 @@ export function discoverScenarios(fixtures: string, env: NodeJS.ProcessEnv = pro
     .filter((n) => !only || only.includes(n))
     .sort();
 }
+
+/** Validates scenario names given on the command line; returns an error message or undefined. */
+export function unknownScenarios(names: readonly string[], known: readonly string[]): string | undefined {
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length === 0) return undefined;
+  return `unknown scenario(s): ${unknown.join(', ')} (known: ${known.join(', ') || 'none'}; a scenario is a directory with an input.json under fixtures/scenarios/)`;
+}

@@ -30,10 +30,13 @@ function parseArgs(argv: string[]): Cli {
     if (a === '--only') cli.only = value(a).split(',').filter(Boolean);
     else if (a === '--jobs') {
       cli.jobs = Number(value(a));
-      if (!Number.isInteger(cli.jobs) || cli.jobs < 1) throw new Error(`--jobs must be a positive integer\n${USAGE}`);
+      if (!Number.isInteger(cli.jobs) || cli.jobs < 1)
+        throw new Error(`--jobs must be a positive integer\n${USAGE}`);
     } else if (a === '--json') cli.json = value(a);
     else if (a === '--help' || a === '-h') {
-      console.log(`${USAGE}\n\nchecks:\n${ALL_CHECKS.map((c) => `  ${c.id.padEnd(34)} ${c.title}`).join('\n')}`);
+      console.log(
+        `${USAGE}\n\nchecks:\n${ALL_CHECKS.map((c) => `  ${c.id.padEnd(34)} ${c.title}`).join('\n')}`,
+      );
       process.exit(0);
     } else if (a.startsWith('--')) throw new Error(`unknown option ${a}\n${USAGE}`);
     else break;

@@ -41,11 +41,13 @@ export class AcpAgent {
       })
       .onRequest('session/new', async ({ params, client }) => {
         const cwd = requireAbsoluteCwd(params.cwd);
+        this.ignoreMcpServers(params.mcpServers.length);
         const session = await this.newSession(cwd, client);
         return { sessionId: session.id };
       })
       .onRequest('session/load', async ({ params, client }) => {
         const cwd = requireAbsoluteCwd(params.cwd);
+        this.ignoreMcpServers(params.mcpServers.length);
         await this.loadSession(params.sessionId, cwd, client);
         return {};
       })
@@ -64,6 +66,10 @@ export class AcpAgent {
       .onNotification('session/cancel', ({ params }) => {
         this.sessions.get(params.sessionId)?.cancel();
       });
+  }
+
+  private ignoreMcpServers(count: number): void {
+    if (count > 0) this.services.log(`ignoring ${count} MCP server(s): this agent does not support MCP`);
   }
 
   private sessionClient(client: AgentContext, sessionId: string): SessionClient {

@@ -155,7 +155,7 @@ function substituteString(
     if (opt) return '';
     throw new ConfigError(
       `config error: ${keyPath}: environment variable ${name} is not set (referenced by ${where(keyPath)}; ` +
-        `set it, or write \${${name}?} to make it optional)`,
+        "set it in the agent's environment)",
     );
   });
 }

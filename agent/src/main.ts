@@ -82,7 +82,9 @@ async function main(): Promise<void> {
   const toolEnv: Record<string, string | undefined> = {};
   for (const name of config.tools.envPassthrough) if (env[name] !== undefined) toolEnv[name] = env[name];
   Object.assign(toolEnv, config.tools.env);
-  const plugin = await loadLlmPlugin(config.llm, await pluginEnv(config.llm), logLine);
+  // Plugins prefix their own lines (the harness reads replay's `llm-replay: {...}` line as written).
+  const pluginLog = (line: string) => process.stderr.write(`${line}\n`);
+  const plugin = await loadLlmPlugin(config.llm, await pluginEnv(config.llm), pluginLog);
   const services: AgentServices = {
     config,
     plugin,

@@ -118,6 +118,12 @@ export class AgentProcess {
         req: RequestPermissionRequest,
       ) => RequestPermissionResponse['outcome'] | Promise<RequestPermissionResponse['outcome']>;
       name?: string;
+      /** Use these overlay files instead of the scripted-plugin overlay (e.g. agent/overlays/record.json). */
+      overlayPaths?: string[];
+      /** Extra environment for the agent process. */
+      env?: Record<string, string>;
+      /** Client-side fs/* handlers (offer them with initialize's fs capabilities). */
+      fs?: { read(path: string): string; write(path: string, content: string): void };
     },
   ): AgentProcess {
     const name = opts.name ?? 'run';
@@ -134,11 +140,15 @@ export class AgentProcess {
       persistenceCompression: 'none',
       ...opts.overlay,
     };
-    const overlayPath = join(dirs.root, `${name}.overlay.json`);
-    writeFileSync(overlayPath, JSON.stringify(overlay));
-    const child = spawn(process.execPath, [agentMain, '--overlay', overlayPath], {
+    let overlayPaths = opts.overlayPaths;
+    if (!overlayPaths) {
+      overlayPaths = [join(dirs.root, `${name}.overlay.json`)];
+      writeFileSync(overlayPaths[0]!, JSON.stringify(overlay));
+    }
+    const args = overlayPaths.flatMap((p) => ['--overlay', p]);
+    const child = spawn(process.execPath, [agentMain, ...args], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH, HOME: dirs.home, LANG: 'C.UTF-8', TZ: 'UTC' },
+      env: { PATH: process.env.PATH, HOME: dirs.home, LANG: 'C.UTF-8', TZ: 'UTC', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const answer = opts.answer ?? (() => ({ outcome: 'selected', optionId: 'allow_once' }));
@@ -153,6 +163,15 @@ export class AgentProcess {
         self.p!.permissionRequests.push(params);
         self.p!.wake();
         return { outcome: await answer(params) };
+      })
+      .onRequest('fs/read_text_file', ({ params }) => {
+        if (!opts.fs) throw new Error('this test client offers no fs');
+        return { content: opts.fs.read(params.path) };
+      })
+      .onRequest('fs/write_text_file', ({ params }) => {
+        if (!opts.fs) throw new Error('this test client offers no fs');
+        opts.fs.write(params.path, params.content);
+        return {};
       });
     child.stdout!.on('data', (d: Buffer) => self.p?.collectStdout(d.toString('utf8')));
     const connection = app.connect(
@@ -225,6 +244,9 @@ export function updateKinds(updates: SessionNotification[]): string[] {
 
 /** SCRATCH */
 export async function readEvents(persistRoot: string, sessionId: string): Promise<SessionEvent[]> {
-  const lines = readFileSync(join(persistRoot, `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = readFileSync(join(persistRoot, `${sessionId}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   return [lines[0], ...lines.slice(1).map((r: { event: SessionEvent }) => r.event)];
 }

@@ -30,6 +30,8 @@ test('cancel mid-stream resolves cancelled; a late cancel does not leak; the pro
     agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
   const first = prompt('start');
   await agent.waitFor(() => agent.updates.some((u) => u.update.sessionUpdate === 'agent_message_chunk'));
+  // One prompt at a time per session.
+  await expect(prompt('overlapping')).rejects.toMatchObject({ code: -32600 });
   await agent.agent.notify('session/cancel', { sessionId });
   expect((await first).stopReason).toBe('cancelled');
 
@@ -260,4 +262,48 @@ test('an invalid config value fails at startup naming the key', () => {
   expect(r.status).not.toBe(0);
   expect(r.stderr).toContain('config error: permissions.edit:');
   expect(r.stderr).toContain(overlay);
+});
+
+test('after a kill -9 mid-turn, session/load closes the interrupted turn and the conversation continues', async () => {
+  const dirs = makeDirs();
+  const first = AgentProcess.start(dirs, {
+    name: 'first',
+    calls: [toolCall([{ id: 'w1', name: 'write_file', args: '{"path":"x.txt","content":"x"}' }])],
+    // The question is never answered: the process dies while it waits.
+    answer: () => new Promise(() => {}),
+  });
+  await first.initialize();
+  const { sessionId } = await first.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  void first.agent
+    .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write' }] })
+    .catch(() => {});
+  await first.waitFor(() => first.permissionRequests.length === 1);
+  first.child.kill('SIGKILL');
+  await first.exited;
+
+  const second = AgentProcess.start(dirs, { name: 'second', calls: [textCall(['recovered'])] });
+  await second.initialize();
+  await second.agent.request('session/load', { sessionId, cwd: dirs.cwd, mcpServers: [] });
+  expect(updateKinds(second.updates)).toEqual(['user_message_chunk', 'tool_call', 'tool_call_update']);
+  expect(second.updates[2]!.update).toMatchObject({ toolCallId: 'w1', status: 'failed' });
+  const res = await second.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'again' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  expect(second.requests()[0]!.request.messages.map((m) => m.role)).toEqual([
+    'user',
+    'assistant',
+    'tool',
+    'user',
+  ]);
+  expect(second.requests()[0]!.turn).toBe(2);
+  await second.close();
+  const events = await readEvents(dirs.persist, sessionId);
+  expect(events.find((e) => e.type === 'turn/end')).toEqual({
+    type: 'turn/end',
+    turn: 1,
+    kind: 'error',
+    error: { message: 'the agent process stopped before this turn ended', code: 'interrupted' },
+  });
 });

@@ -333,3 +333,65 @@ test('finish reasons map to stop reasons, and the step cap gives max_turn_reques
     'max_turn_requests',
   ]);
 });
+
+test('file tools go through the client fs/* methods when the client offers them', async () => {
+  const dirs = makeDirs();
+  // On disk the file has its saved text; the editor's buffer has newer, unsaved text.
+  writeFileSync(join(dirs.cwd, 'buffer.txt'), 'saved text\n');
+  const files = new Map<string, string>([[join(dirs.cwd, 'buffer.txt'), 'unsaved editor text\n']]);
+  const agent = AgentProcess.start(dirs, {
+    overlay: { permissions: { edit: 'allow', command: 'ask' } },
+    calls: [
+      toolCall([
+        { id: 'r', name: 'read_file', args: '{"path":"buffer.txt"}' },
+        { id: 'w', name: 'write_file', args: '{"path":"out.txt","content":"from the agent\\n"}' },
+      ]),
+      textCall(['done']),
+    ],
+    fs: {
+      read: (path) => {
+        const text = files.get(path);
+        if (text === undefined) throw new Error(`no such buffer: ${path}`);
+        return text;
+      },
+      write: (path, content) => {
+        files.set(path, content);
+      },
+    },
+  });
+  await agent.initialize({ readTextFile: true, writeTextFile: true });
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'go' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  // permissions.edit = allow: no question asked.
+  expect(agent.permissionRequests).toEqual([]);
+  expect(files.get(join(dirs.cwd, 'out.txt'))).toBe('from the agent\n');
+  expect(existsSync(join(dirs.cwd, 'out.txt'))).toBe(false);
+  const toolMsgs = agent.requests()[1]!.request.messages.filter((m) => m.role === 'tool');
+  expect(toolMsgs[0]!.content).toContain('unsaved editor text');
+  await agent.close();
+});
+
+test('session/load of an unknown session and a prompt to an unknown session are resource-not-found errors', async () => {
+  const dirs = makeDirs();
+  const agent = AgentProcess.start(dirs, { calls: [] });
+  await agent.initialize();
+  await expect(
+    agent.agent.request('session/load', { sessionId: 'sess-404', cwd: dirs.cwd, mcpServers: [] }),
+  ).rejects.toMatchObject({
+    code: -32002,
+    data: { sessionId: 'sess-404' },
+  });
+  await expect(
+    agent.agent.request('session/prompt', { sessionId: 'sess-404', prompt: [{ type: 'text', text: 'x' }] }),
+  ).rejects.toMatchObject({ code: -32002 });
+  await expect(
+    agent.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] }),
+  ).rejects.toMatchObject({
+    code: -32602,
+  });
+  expect(await agent.close()).toBe(0);
+});

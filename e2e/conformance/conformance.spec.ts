@@ -28,14 +28,16 @@ const SUITES: Record<string, Suite> = {
   'acp-snapshot-agent': {
     target: ourAgentTarget,
     expectedFailures: {},
-    unavailable: () => (ourAgentBuilt() ? undefined : 'agent/dist/main.js does not exist: run `npm run build` first'),
+    unavailable: () =>
+      ourAgentBuilt() ? undefined : 'agent/dist/main.js does not exist: run `npm run build` first',
   },
 };
 
 for (const [name, suite] of Object.entries(SUITES)) {
   test.describe(name, () => {
     for (const check of ALL_CHECKS) {
-      test(`${check.id}: ${check.title}`, async ({}, testInfo) => {
+      test(`${check.id}: ${check.title}`, async () => {
+        const testInfo = test.info();
         const missing = suite.unavailable?.();
         test.skip(missing !== undefined, missing);
         const reason = suite.expectedFailures[check.id];

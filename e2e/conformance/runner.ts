@@ -49,6 +49,8 @@ export interface CheckResult {
   status: CheckStatus;
   detail: string;
   ms: number;
+  /** Process ids of the agent processes the check ran (all exited when the result is returned). */
+  pids: number[];
   /** Transcripts of every agent process the check ran (client lines, stdout lines, stderr, exit). */
   transcript: string;
 }
@@ -109,6 +111,7 @@ export async function runCheck(
     status,
     detail,
     ms: Date.now() - started,
+    pids: conns.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
     transcript: conns.map((c) => c.transcript()).join('\n\n'),
   };
 }

@@ -40,39 +40,34 @@ export function sdkExampleTarget(): AgentTarget {
   };
 }
 
-/** Emulator script entries that make a model behave as a check's turn asks. */
+/** Emulator script entries that make a model behave as each kind of turn asks. */
+const TURN_SCRIPTS: Record<TurnKind, unknown[]> = {
+  simple: [{ reply: { text: 'Hello from the conformance model.' } }],
+  // Streams a little text (a visible sign of progress), then stalls until the agent cancels the request.
+  slow: [
+    {
+      fail: {
+        kind: 'hang',
+        afterChunks: 2,
+        reply: { text: 'Counting slowly: one, two, three, four, five.' },
+      },
+    },
+  ],
+  permission: [
+    {
+      reply: { toolCalls: [{ name: 'write_file', arguments: { path: 'conformance.txt', content: 'ok\n' } }] },
+    },
+    { reply: { text: 'The file is written.' } },
+  ],
+  file: [
+    { reply: { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] } },
+    { reply: { text: 'The README is one line long.' } },
+  ],
+};
+
+/** Emulator script entries for a check's turns, in order. */
 export function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
-  return turns.flatMap((kind): unknown[] => {
-    switch (kind) {
-      case 'simple':
-        return [{ reply: { text: 'Hello from the conformance model.' } }];
-      case 'slow':
-        // Streams a little text (a visible sign of progress), then stalls until the agent cancels the request.
-        return [
-          {
-            fail: {
-              kind: 'hang',
-              afterChunks: 2,
-              reply: { text: 'Counting slowly: one, two, three, four, five.' },
-            },
-          },
-        ];
-      case 'permission':
-        return [
-          {
-            reply: {
-              toolCalls: [{ name: 'write_file', arguments: { path: 'conformance.txt', content: 'ok\n' } }],
-            },
-          },
-          { reply: { text: 'The file is written.' } },
-        ];
-      case 'file':
-        return [
-          { reply: { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] } },
-          { reply: { text: 'The README is one line long.' } },
-        ];
-    }
-  });
+  return turns.flatMap((kind) => TURN_SCRIPTS[kind]);
 }
 
 /**

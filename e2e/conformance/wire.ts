@@ -78,8 +78,12 @@ export class AgentConnection {
   private stdinClosed = false;
   private killedByClient = false;
 
+  /** Why the process never started (command not found...), when it did not. */
+  spawnError: string | undefined;
+
   private constructor(
     readonly label: string,
+    command: string,
     private readonly proc: ResultPromise,
   ) {
     proc.stdout!.on('data', (chunk: Buffer) => this.onStdout(chunk));
@@ -90,8 +94,12 @@ export class AgentConnection {
     proc.stdin!.on('error', () => {});
     this.exited = proc.then((r) => {
       // With reject: false a spawn failure (command not found) resolves too; keep its message for the report.
-      if (r.failed && r.exitCode === undefined && r.signal === undefined)
-        this.stderrText += `\n[spawn failed] ${r.shortMessage}`;
+      if (r.failed && r.exitCode === undefined && r.signal === undefined) {
+        const enoent = (r as { code?: string }).code === 'ENOENT' || /\bENOENT\b/.test(r.shortMessage ?? '');
+        this.spawnError = enoent
+          ? `agent command not found: ${command}`
+          : `the agent could not be started: ${r.shortMessage}`;
+      }
       return this.onExit(r.exitCode ?? null, r.signal ?? null, this.killedByClient);
     });
   }
@@ -115,7 +123,12 @@ export class AgentConnection {
       detached: true,
       cleanup: true,
     });
-    return new AgentConnection(label, proc);
+    return new AgentConnection(label, command, proc);
+  }
+
+  /** The agent's process id (undefined when it never started). */
+  get pid(): number | undefined {
+    return this.proc.pid;
   }
 
   /** The agent's stderr so far. */
@@ -269,8 +282,16 @@ export class AgentConnection {
         }
         if (this.exitInfo) {
           done();
+          if (this.spawnError) {
+            reject(new WaitError(`${this.spawnError} (waiting for ${what})`));
+            return;
+          }
           const tail = this.stderrText.trim().split('\n').slice(-3).join(' | ');
-          reject(new WaitError(`the agent exited (${describeExit(this.exitInfo)}) before ${what} arrived${tail ? `; stderr: ${tail.slice(-300)}` : ''}`));
+          reject(
+            new WaitError(
+              `the agent exited (${describeExit(this.exitInfo)}) before ${what} arrived${tail ? `; stderr: ${tail.slice(-300)}` : ''}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {
@@ -354,7 +375,7 @@ export class AgentConnection {
       ...inn,
       '## stderr',
       this.stderrText,
-      `## exit: ${this.exitInfo ? describeExit(this.exitInfo) : 'still running'}`,
+      `## exit: ${this.spawnError ?? (this.exitInfo ? describeExit(this.exitInfo) : 'still running')}`,
     ].join('\n');
   }
 }

@@ -2,7 +2,7 @@
 // A small real ACP agent (SDK over stdio) for the driver's unit tests. Its behaviour is picked by
 // argv[2]: "fs" (reads and writes a file through the client), "noisy" (writes a non-JSON line to
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
-// "env" (reports its environment as a message chunk).
+// "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn).
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -27,6 +27,10 @@ const app = acp
       const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
       await say(client, sessionId, `grandchild ${grandchild.pid}`);
       await new Promise(() => {});
+    }
+    if (mode === 'crash') {
+      process.stderr.write('fatal: model adapter blew up\n');
+      process.exit(3);
     }
     if (mode === 'env') {
       const keys = Object.keys(process.env).sort();

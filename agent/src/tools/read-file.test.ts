@@ -28,14 +28,15 @@ test('limit pages through the file and says how to read on', async () => {
   );
 });
 
-test('stays within the preview budget, cutting at a line', async () => {
-  const small = await makeWorkspace({ previewBudget: 20 });
+test('stays within the preview budget (note included), cutting at a line', async () => {
+  const small = await makeWorkspace({ previewBudget: 85 });
   try {
     await small.write({ 'a.txt': 'aaaaa\nbbbbb\nccccc\nddddd\n' });
     const out = await tool.run({ path: 'a.txt' }, small.ctx);
     expect(out.output).toBe(
       '1\taaaaa\n2\tbbbbb\n[showing lines 1-2 of 4; call read_file with offset=3 to read on]',
     );
+    expect(out.output.length).toBeLessThanOrEqual(85);
   } finally {
     await small.dispose();
   }

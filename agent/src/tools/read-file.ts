@@ -59,7 +59,10 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
       const end = Math.min(lines.length, offset - 1 + limit);
       const width = String(end).length;
       const out: string[] = [];
-      let used = 0;
+      const more = (shownTo: number) =>
+        `[showing lines ${offset}-${shownTo} of ${lines.length}; call read_file with offset=${shownTo + 1} to read on]`;
+      // Room for that note, sized with the largest line numbers it could name.
+      let used = more(end).length + 1;
       let last = offset - 1;
       for (let i = offset - 1; i < end; i++) {
         let text = lines[i] ?? '';
@@ -73,9 +76,7 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
         last = i + 1;
       }
       if (last < lines.length) {
-        out.push(
-          `[showing lines ${offset}-${last} of ${lines.length}; call read_file with offset=${last + 1} to read on]`,
-        );
+        out.push(more(last));
       }
       return success(out.join('\n'), { locations });
     },

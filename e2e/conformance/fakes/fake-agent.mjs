@@ -148,7 +148,8 @@ function onRequest(id, method, params) {
       const version = flaw === 'version-2' ? 2 : Math.min(params.protocolVersion, 1);
       return respond(id, {
         protocolVersion: version,
-        agentCapabilities: flaw === 'bad-capabilities' ? { loadSession: 'yes' } : { loadSession: true },
+        agentCapabilities:
+          flaw === 'bad-capabilities' ? { loadSession: 'yes' } : { loadSession: flaw !== 'no-load-session' },
         ...(flaw !== 'no-agent-info' && { agentInfo: { name: 'fake-agent', version: '1.0.0' } }),
         authMethods: [],
       });

@@ -1,0 +1,115 @@
+// Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
+// makes the check that targets it fail for the right reason.
+import { expect, test } from '@playwright/test';
+import type { Timeouts } from './check.js';
+import { ALL_CHECKS, checkById } from './checks/index.js';
+import { runCheck } from './runner.js';
+import { fakeTarget } from './targets.js';
+
+/** Short deadlines: the fake answers at once, so a wait that runs out means a missing message. */
+const FAST: Timeouts = { request: 3_000, turn: 5_000, exit: 2_000, progress: 2_000 };
+
+test.describe('conformance checks against a conforming fake agent', () => {
+  for (const check of ALL_CHECKS) {
+    test(`${check.id} passes`, async () => {
+      const r = await runCheck(fakeTarget(), check, FAST);
+      expect(r.status, `${r.detail}\n${r.transcript}`).toBe('pass');
+    });
+  }
+});
+
+/** flaw -> the checks it must fail, with what the detail must say. */
+const FLAWS: [flaw: string, checkId: string, detail: RegExp][] = [
+  ['stdout-noise', 'transport.ndjson', /stdout line 1: the line is not JSON .*fake agent starting up/],
+  ['string-id-mangled', 'jsonrpc.id-echo', /id "conformance-string-id-x" answers no request/],
+  ['result-and-error', 'jsonrpc.result-xor-error', /exactly one of "result" and "error", it has both/],
+  [
+    'bad-permission-request',
+    'schema.messages',
+    /session\/request_permission params does not match schema \$defs\/RequestPermissionRequest/,
+  ],
+  ['bad-capabilities', 'schema.messages', /result of initialize does not match schema/],
+  ['parse-error-silent', 'jsonrpc.parse-error', /an error response to the malformed line did not arrive/],
+  ['no-exit', 'lifecycle.exit-on-stdin-close', /still running 2000 ms after stdin closed/],
+  ['version-2', 'initialize.version-echo', /asked for 1, got protocolVersion 2/],
+  ['version-2', 'initialize.version-downgrade', /asked for 65535, got protocolVersion 2/],
+  [
+    'bad-capabilities',
+    'initialize.capabilities',
+    /does not match schema \$defs\/InitializeResponse: \/agentCapabilities\/loadSession must be boolean/,
+  ],
+  ['no-agent-info', 'initialize.agent-info', /no agentInfo/],
+  [
+    'silent-before-initialize',
+    'initialize.before-initialize',
+    /session\/new before initialize: .* did not arrive/,
+  ],
+  ['same-session-id', 'session.new-unique', /returned the same sessionId "fake-session"/],
+  [
+    'load-after-response',
+    'session.load-replay',
+    /history update\(s\) arrived after the session\/load response/,
+  ],
+  ['bad-stop-reason', 'prompt.stop-reason', /stopReason "done" is not one of end_turn/],
+  ['update-wrong-session', 'prompt.update-session-id', /sessionId "other", not/],
+  ['cancel-end-turn', 'prompt.cancel', /stopReason "end_turn", expected "cancelled"/],
+  ['update-after-cancel', 'prompt.cancel', /1 session\/update\(s\) arrived after the prompt response/],
+  ['permission-cancel-end-turn', 'prompt.cancel-permission', /stopReason "end_turn", expected "cancelled"/],
+  ['cancel-leaks', 'prompt.cancel-no-leak', /the cancel leaked into it/],
+  ['fs-unadvertised', 'client.no-fs-terminal', /called fs\/read_text_file/],
+  ['unknown-method-internal-error', 'jsonrpc.unknown-method', /expected error -32601, got .*-32603/],
+  [
+    'no-param-validation',
+    'jsonrpc.invalid-params',
+    /session\/new \(cwd is a number, mcpServers a string\): expected error -32602, got \{"result"/,
+  ],
+  ['ext-request-ignored', 'ext.request', /the response to _conformance\/ping .* did not arrive/],
+  ['ext-notification-answered', 'ext.notification', /the agent answered a notification/],
+];
+
+test.describe('each check fails on the flaw it targets', () => {
+  for (const [flaw, id, detail] of FLAWS) {
+    test(`${id} fails on ${flaw}`, async () => {
+      const r = await runCheck(fakeTarget(flaw), checkById(id), FAST);
+      expect(r.status, r.transcript).toBe('fail');
+      expect(r.detail).toMatch(detail);
+    });
+  }
+
+  test('every check has at least one flaw that fails it', () => {
+    const covered = new Set(FLAWS.map(([, id]) => id));
+    expect(ALL_CHECKS.map((c) => c.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('an agent that ignores the end of stdin is killed: no process is left behind', async () => {
+  const r = await runCheck(fakeTarget('no-exit'), checkById('lifecycle.exit-on-stdin-close'), FAST);
+  expect(r.status).toBe('fail');
+  expect(r.pids).toHaveLength(1);
+  expect(r.pids.filter(alive)).toEqual([]);
+  expect(r.transcript).toContain('## exit: signal SIGKILL, killed by the client');
+});
+
+test('a check that does not apply is skipped with the reason', async () => {
+  const r = await runCheck(fakeTarget('no-load-session'), checkById('session.load-replay'), FAST);
+  expect(r.status).toBe('skip');
+  expect(r.detail).toBe('the agent does not declare agentCapabilities.loadSession');
+});
+
+test('an agent command that does not exist fails the check naming the command, with no hang', async () => {
+  const target = { name: 'missing', command: '/nonexistent/acp-agent', args: [] };
+  const r = await runCheck(target, checkById('initialize.version-echo'), FAST);
+  expect(r.status).toBe('fail');
+  expect(r.detail).toBe(
+    'WaitError: agent command not found: /nonexistent/acp-agent (waiting for the response to initialize (id 1))',
+  );
+});

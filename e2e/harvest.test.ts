@@ -1,0 +1,81 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { buildChunk, buildHeader, finishChunk, type LogRecord, makeRecords, serializeLog, textChunk } from '@acp-snapshot/session-log';
+import { harvestLog, projectHarvested, recordedModelCalls, unaliasRecords } from './harvest.js';
+import { pruneSidecars, referencedSidecars } from './sidecars.js';
+import type { TestRoots } from './roots.js';
+
+const root = '/tmp/acp-snap-11111111-bbbbbb';
+const roots: TestRoots = {
+  root,
+  cwd: `${root}/work`,
+  persistRoot: `${root}/persist`,
+  spillRoot: `${root}/spill`,
+  home: `${root}/home`,
+  aliases: { cwd: [`/private${root}/work`] },
+};
+
+function records(cwd: string): LogRecord[] {
+  const header: LogRecord = { event: buildHeader({ cwd }) };
+  const body = makeRecords(
+    [
+      { type: 'turn/start', turn: 0 },
+      {
+        type: 'llm/request',
+        turn: 0,
+        step: 0,
+        purpose: 'turn',
+        fingerprint: { hash: 'h', parts: { model: 'm', system: 's', tools: 't', params: 'p', messages: [] } },
+      },
+      buildChunk(0, 0, textChunk(`see /private${root}/work/a.txt`)),
+      buildChunk(0, 0, finishChunk('stop')),
+      { type: 'turn/end', turn: 0, kind: 'completed' },
+    ] as never,
+    { startTs: 1_735_689_600_000 },
+  ) as LogRecord[];
+  return [header, ...body];
+}
+
+test('harvests the one session log, projects it with roots and aliases, counts model calls', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'harvest-test-'));
+  try {
+    expect(await harvestLog(dir)).toBeUndefined();
+    await writeFile(join(dir, 'sess-1.jsonl'), serializeLog(records(roots.cwd)));
+    const h = await harvestLog(dir);
+    expect(h?.file).toBe(join(dir, 'sess-1.jsonl'));
+    expect(h?.records).toHaveLength(6);
+    expect(JSON.stringify(unaliasRecords(h!.records, roots))).toContain(`see ${roots.cwd}/a.txt`);
+    const p = projectHarvested(h, roots);
+    expect(p.text).toContain('{{cwd}}/a.txt');
+    expect(p.text).not.toContain(root);
+    expect(recordedModelCalls(p.text)).toBe(1);
+    expect(recordedModelCalls('')).toBe(0);
+    expect(projectHarvested(undefined, roots)).toEqual({ text: '', sidecars: {} });
+    await writeFile(join(dir, 'sess-2.jsonl'), serializeLog(records(roots.cwd)));
+    await expect(harvestLog(dir)).rejects.toThrow(
+      'expected one session log under the persistence root, found 2: sess-1.jsonl, sess-2.jsonl (a scenario records exactly one session)',
+    );
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});
+
+test('sidecars no session fixture references are pruned', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sidecars-test-'));
+  try {
+    const p = projectHarvested({ records: records(roots.cwd) }, roots);
+    await mkdir(join(dir, 'scenarios', 's'), { recursive: true });
+    await mkdir(join(dir, 'sidecars'));
+    await writeFile(join(dir, 'scenarios', 's', 'session.jsonl'), p.text);
+    for (const [h, c] of Object.entries(p.sidecars)) await writeFile(join(dir, 'sidecars', `${h}.json`), c);
+    const stale = 'e'.repeat(64);
+    await writeFile(join(dir, 'sidecars', `${stale}.json`), '{}');
+    expect([...(await referencedSidecars(dir))].sort()).toEqual(Object.keys(p.sidecars).sort());
+    expect(await pruneSidecars(dir)).toEqual([join(dir, 'sidecars', `${stale}.json`)]);
+    expect(await pruneSidecars(dir)).toEqual([]);
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});
