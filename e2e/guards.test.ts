@@ -118,9 +118,9 @@ test('unknown-files: stray files anywhere in the tree are rejected', async () =>
   await writeFile(join(fx, 'sidecars', 'prompt.txt'), 'x');
   expect(await messages('unknown-files')).toEqual([
     'fixtures/README.md: unknown entry (fixtures/ holds scenarios/ and sidecars/ only)',
-    'fixtures/scenarios/loose.json: orphan file (fixtures/scenarios/ holds one directory per scenario)',
     'fixtures/scenarios/hello/notes.txt: unknown file (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
     'fixtures/scenarios/hello/out: unknown directory (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
+    'fixtures/scenarios/loose.json: orphan file (fixtures/scenarios/ holds one directory per scenario)',
     'fixtures/sidecars/prompt.txt: unknown file (fixtures/sidecars/ holds <sha256>.json files only)',
   ]);
 });
@@ -195,7 +195,7 @@ test('all-row-kinds: needs every row kind and equality with its source recording
   expect(await messages('all-row-kinds')).toEqual([]);
   await writeFile(join(s, 'source.raw.jsonl'), serializeLog(source.slice(0, -1)));
   expect(await messages('all-row-kinds')).toEqual([
-    'fixtures/scenarios/all-row-kinds/session.jsonl: does not decode to the events of fixtures/scenarios/all-row-kinds/source.raw.jsonl (first difference at event 5 of 4/5); re-derive it from the source',
+    'fixtures/scenarios/all-row-kinds/session.jsonl: does not decode to the events of fixtures/scenarios/all-row-kinds/source.raw.jsonl (first difference at event 6 of 5/6); re-derive it from the source',
   ]);
 });
 

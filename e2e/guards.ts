@@ -2,13 +2,12 @@
  * Guards over the committed fixture tree (design section 6): every rule returns violations whose
  * message is what a user sees, naming the file (and line) and what to do next.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { parseLogText, projectLog, type SessionEvent } from '@acp-snapshot/session-log';
+import { parseLogText, projectLog, rowKindOf, type SessionEvent, sidecarHash } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, type Scenario } from './scenario.js';
 
@@ -76,14 +75,9 @@ async function walkFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-/** The storage kind of one physical row of a session log (see session-log's row format). */
+/** The storage kind of one physical row of a session log (session-log's row format). */
 export function rowKind(row: unknown): (typeof ROW_KINDS)[number] | 'unknown' {
-  if (!row || typeof row !== 'object') return 'unknown';
-  const r = row as Record<string, unknown>;
-  if (r.type === 'session/header') return 'header';
-  if (Array.isArray(r.chunks)) return 'packed';
-  if (r.event && typeof r.event === 'object') return 'event';
-  return 'unknown';
+  return rowKindOf(row) ?? 'unknown';
 }
 
 function firstLineIsHeader(text: string): boolean {
@@ -95,10 +89,7 @@ function firstLineIsHeader(text: string): boolean {
   }
 }
 
-/** sha256 hex of a sidecar file's content: its name. */
-export function sidecarHash(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
+export { sidecarHash };
 
 function sidecarRefs(event: SessionEvent): string[] {
   if (event.type !== 'session/header') return [];

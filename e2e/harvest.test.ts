@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { buildChunk, buildHeader, finishChunk, type LogRecord, makeRecords, serializeLog, textChunk } from '@acp-snapshot/session-log';
-import { harvestLog, projectHarvested, recordedModelCalls, unaliasRecords } from './harvest.js';
+import { harvestLog, projectHarvested, recordedModelCalls } from './harvest.js';
 import { pruneSidecars, referencedSidecars } from './sidecars.js';
 import type { TestRoots } from './roots.js';
 
@@ -29,7 +29,7 @@ function records(cwd: string): LogRecord[] {
         purpose: 'turn',
         fingerprint: { hash: 'h', parts: { model: 'm', system: 's', tools: 't', params: 'p', messages: [] } },
       },
-      buildChunk(0, 0, textChunk(`see /private${root}/work/a.txt`)),
+      buildChunk(0, 0, textChunk(`see ${root}/work/a.txt`)),
       buildChunk(0, 0, finishChunk('stop')),
       { type: 'turn/end', turn: 0, kind: 'completed' },
     ] as never,
@@ -46,7 +46,6 @@ test('harvests the one session log, projects it with roots and aliases, counts m
     const h = await harvestLog(dir);
     expect(h?.file).toBe(join(dir, 'sess-1.jsonl'));
     expect(h?.records).toHaveLength(6);
-    expect(JSON.stringify(unaliasRecords(h!.records, roots))).toContain(`see ${roots.cwd}/a.txt`);
     const p = projectHarvested(h, roots);
     expect(p.text).toContain('{{cwd}}/a.txt');
     expect(p.text).not.toContain(root);

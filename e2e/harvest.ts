@@ -24,33 +24,14 @@ export async function harvestLog(
   return { file, records };
 }
 
-/** Rewrites other spellings of a root (realpath) to the root itself, so projection sees one spelling. */
-export function unaliasRecords(records: LogRecord[], roots: TestRoots): LogRecord[] {
-  const pairs: Array<[string, string]> = [];
-  const map = rootMap(roots);
-  for (const [name, list] of Object.entries(roots.aliases)) {
-    const canonical = map[name];
-    if (canonical) for (const alias of list) pairs.push([alias, canonical]);
-  }
-  if (pairs.length === 0) return records;
-  pairs.sort((a, b) => b[0].length - a[0].length);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return pairs.reduce((s, [alias, canon]) => s.split(alias).join(canon), v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return records.map((r) => walk(r) as LogRecord);
-}
-
 /** The fixture projection of a harvested log (roots -> placeholders, bulk -> sidecars); '' when there is none. */
 export function projectHarvested(
   harvested: { records: LogRecord[] } | undefined,
   roots: TestRoots,
 ): { text: string; sidecars: Record<string, string> } {
   if (!harvested) return { text: '', sidecars: {} };
-  return projectLog(unaliasRecords(harvested.records, roots), { roots: rootMap(roots) });
+  // projectLog also replaces the roots' other spellings (realpath, /private twins) while they exist.
+  return projectLog(harvested.records, { roots: rootMap(roots) });
 }
 
 /** The number of model calls recorded in a projected log text (its llm/request events). */

@@ -1,7 +1,6 @@
 // Config strings use the ${VAR} syntax on purpose: they are not template literals.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config syntax under test
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
@@ -68,7 +67,8 @@ test('invalid values are reported with the key and the file that set it', () => 
 });
 
 test('a config file that is not JSON names the file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'acp-config-'));
+  const dir = test.info().outputPath();
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, 'bad.json');
   writeFileSync(path, '{ "llm": ');
   expect(() => readConfigFile(path)).toThrow(`config error: ${path}: not valid JSON`);

@@ -2,11 +2,10 @@
 // with the scripted fake LLM plugin. Used by the agent's process-level specs.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { SessionEvent, StreamChunk } from '@acp-snapshot/session-log';
+import { readLogFile, type SessionEvent, type StreamChunk } from '@acp-snapshot/session-log';
 import {
   type ClientConnection,
   client,
@@ -17,6 +16,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
+import { test } from '@playwright/test';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root. */
@@ -42,9 +42,11 @@ export interface AgentDirs {
   home: string;
 }
 
-/** Creates fresh, isolated directories for one test. */
+/** Creates fresh, isolated directories for one test, under its Playwright output directory. */
 export function makeDirs(): AgentDirs {
-  const root = mkdtempSync(join(tmpdir(), 'acp-agent-test-'));
+  const base = test.info().outputPath('dirs');
+  mkdirSync(base, { recursive: true });
+  const root = mkdtempSync(join(base, 'a-'));
   const dirs = {
     root,
     cwd: join(root, 'work'),
@@ -242,11 +244,10 @@ export function updateKinds(updates: SessionNotification[]): string[] {
   return updates.map((u) => u.update.sessionUpdate);
 }
 
-/** SCRATCH */
+/** The events of a persisted session log (header first), decoded by the session-log reader. */
 export async function readEvents(persistRoot: string, sessionId: string): Promise<SessionEvent[]> {
-  const lines = readFileSync(join(persistRoot, `${sessionId}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-  return [lines[0], ...lines.slice(1).map((r: { event: SessionEvent }) => r.event)];
+  const { header, records, warnings } = await readLogFile(join(persistRoot, `${sessionId}.jsonl`));
+  if (warnings.length) throw new Error(`log warnings: ${warnings.join('; ')}`);
+  const body = records.map((r) => r.event).filter((e) => e.type !== 'session/header');
+  return [header, ...body];
 }

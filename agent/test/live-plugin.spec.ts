@@ -113,8 +113,14 @@ test('a model that hangs mid-stream is cancelled: the HTTP stream is aborted and
   await agent.agent.notify('session/cancel', { sessionId });
   expect((await first).stopReason).toBe('cancelled');
   // The agent dropped the hung HTTP response.
-  await emu.waitFor(() => emu!.requests[0]?.closed === 'client', 'the hung request to be closed by the agent');
-  const res = await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] });
+  await emu.waitFor(
+    () => emu!.requests[0]?.closed === 'client',
+    'the hung request to be closed by the agent',
+  );
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'again' }],
+  });
   expect(res.stopReason).toBe('end_turn');
   await agent.close();
 });

@@ -5,16 +5,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceRoots, type SessionEvent } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { AgentProcess, type AgentDirs, makeDirs, readEvents, textCall, toolCall } from './agent-process.js';
+import { type AgentDirs, AgentProcess, makeDirs, readEvents, textCall, toolCall } from './agent-process.js';
 
-const SHAPING = { compaction: { budgetTokens: 50, keepRecentMessages: 1 }, permissions: { edit: 'ask', command: 'ask' } };
+const SHAPING = {
+  compaction: { budgetTokens: 50, keepRecentMessages: 1 },
+  permissions: { edit: 'ask', command: 'ask' },
+};
 
 async function session(agent: AgentProcess, dirs: AgentDirs) {
   await agent.initialize();
   const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
   const stops: string[] = [];
   for (const text of ['read notes.txt and write out.txt', 'thanks']) {
-    stops.push((await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })).stopReason);
+    stops.push(
+      (await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }))
+        .stopReason,
+    );
   }
   expect(await agent.close()).toBe(0);
   return { sessionId, stops };
@@ -62,7 +68,8 @@ test('a recorded session replays through llm-replay with identical updates and l
   expect(replayed.stops).toEqual(recorded.stops);
   expect(replayed.sessionId).toBe(recorded.sessionId);
 
-  const norm = <T>(v: T, d: AgentDirs) => replaceRoots(v, { cwd: d.cwd, persist: d.persist, spill: d.spill, home: d.home });
+  const norm = <T>(v: T, d: AgentDirs) =>
+    replaceRoots(v, { cwd: d.cwd, persist: d.persist, spill: d.spill, home: d.home });
   expect(norm(replay.updates, rep)).toEqual(norm(live.updates, rec));
   // The replay plugin's close line, as the harness reads it: every recorded call consumed.
   const line = replay.stderr.split('\n').find((l) => l.startsWith('llm-replay: {'));

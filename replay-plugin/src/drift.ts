@@ -146,7 +146,9 @@ function describeMessage(
   const liveMsg = request.messages[index];
   const lines: string[] = [];
   if (fp.parts.messages.length !== request.messages.length) {
-    lines.push(`  the recorded request had ${fp.parts.messages.length} messages, the live one has ${request.messages.length}`);
+    lines.push(
+      `  the recorded request had ${fp.parts.messages.length} messages, the live one has ${request.messages.length}`,
+    );
   }
   if (!liveMsg) {
     lines.push(`  recorded ${part} is missing from the live request`);

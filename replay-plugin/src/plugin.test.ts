@@ -9,6 +9,7 @@ import {
   makeRecords,
   projectLog,
   type StreamChunk,
+  serializeLog,
   textChunk,
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
@@ -110,8 +111,8 @@ test('exhausted: one call more than recorded names the call index and the record
   const rec = new Recording().user(1, 'hi').call(1, 1, [textChunk('x'), finishChunk('tool_calls')]);
   const fixture = writeLog(tempDir(), rec.events);
   const { plugin: p } = await plugin({ fixture });
-  await drain(p, rec.request(), 1, 1);
   const live = new Recording().user(1, 'hi');
+  await drain(p, live.request(), 1, 1);
   live.push({ type: 'message/committed', turn: 1, message: { role: 'assistant', content: 'x' } });
   const err = await rejection(drain(p, live.request(), 1, 2));
   expect(err).toMatchObject({ code: 'replay', replayError: 'ReplayExhaustedError' });
@@ -277,7 +278,7 @@ test('throw: prefix chunks then the provider error with the recorded code, statu
     code: 'stream_cut',
     message: 'the model stream was cut',
   });
-  expect(second).not.toHaveProperty('status');
+  expect((second as { status?: number }).status).toBeUndefined();
 });
 
 test('override entries with a fingerprint are drift-checked; their position comes from the override', async () => {
@@ -291,16 +292,25 @@ test('override entries with a fingerprint are drift-checked; their position come
     `model call 1 of 1 (turn 1 step 1) sends a different request than the recording (calls[0] of ${override}): first differing part messages[0].content`,
   );
   expect(err.message).toContain('recorded (2 chars): "hi"');
+  // Given as a bare hash, the fingerprint the fixture records in full still locates the part.
+  const byHash = overrideFile([{ kind: 'hang', turn: 1, step: 1, fingerprint: fp.hash }]);
+  const { plugin: p2 } = await plugin({ fixture, override: byHash });
+  const err2 = await rejection(drain(p2, new Recording().user(1, 'bye').request(), 1, 1));
+  expect(err2.message).toContain('first differing part messages[0].content');
 });
 
 test('recorded timing replays capped gaps from a raw log and falls back to none for projected fixtures', async () => {
   const rec = new Recording().user(1, 'hi').call(1, 1, [textChunk('a'), textChunk('b'), finishChunk()]);
-  const raw = writeLog(tempDir(), rec.events, 'raw.jsonl', Date.UTC(2025, 0, 1));
+  // The request at event index 3; the first chunk 10 s later (capped to 50 ms), then 5 ms gaps.
+  const start = Date.UTC(2025, 0, 1);
+  const raw = writeLog(tempDir(), rec.events, 'raw.jsonl', (i) => start + (i < 4 ? i : 10_000 + i * 5));
   const { plugin: timed, lines } = await plugin({ fixture: raw, timing: 'recorded' });
   expect(lines).toEqual([]);
   const started = performance.now();
   expect(await drain(timed, new Recording().user(1, 'hi').request(), 1, 1)).toHaveLength(3);
-  expect(performance.now() - started).toBeGreaterThanOrEqual(1);
+  const elapsed = performance.now() - started;
+  expect(elapsed).toBeGreaterThanOrEqual(58);
+  expect(elapsed).toBeLessThan(5_000);
 
   const projected = join(tempDir(), 'session.jsonl');
   writeFileSync(projected, projectLog(makeRecords(rec.events), { roots: {} }).text);
@@ -328,6 +338,11 @@ test('start-up failures name the file and what to do', async () => {
   await expect(plugin({ fixture: cut, timing: 'fast' })).rejects.toThrow(
     /llm-replay: invalid plugin options: timing: /,
   );
+  const malformed = join(dir, 'malformed.jsonl');
+  const good = serializeLog(makeRecords(new Recording().user(1, 'hi').events)).split('\n');
+  writeFileSync(malformed, [good[0], '{"seq": 1, "event": {"type": "turn/start"}}', good[1], ''].join('\n'));
+  const err = await rejection(plugin({ fixture: malformed }));
+  expect(err.message).toMatch(new RegExp(`^cannot read the replay fixture: .*${malformed}:2`));
   const bad = join(dir, 'replay.override.json');
   writeFileSync(bad, '{"calls":[{"kind":"chunks","chunks":[]}]}');
   await expect(plugin({ fixture: cut, override: bad })).rejects.toThrow(

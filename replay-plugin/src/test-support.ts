@@ -4,18 +4,25 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  buildChunk,
   buildHeader,
   type ChatMessage,
   fingerprintRequest,
   type LlmPlugin,
   type LlmRequest,
+  type LogRecord,
+  llmRequest,
   makeRecords,
+  messageCommitted,
   replaceRoots,
   type SessionEvent,
   type SessionHeader,
   type StreamChunk,
   serializeLog,
   type ToolSchema,
+  turnEnd,
+  turnStart,
+  userMessage,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
 
@@ -59,26 +66,23 @@ export class Recording {
 
   /** turn/start + the user message. */
   user(turn: number, text: string): this {
-    return this.push(
-      { type: 'turn/start', turn },
-      { type: 'message/committed', turn, message: { role: 'user', content: text } },
-    );
+    return this.push(turnStart(turn), userMessage(turn, text));
   }
 
   /** llm/request (fingerprinted with roots replaced, as the agent does) then the chunks; commits the text. */
   call(turn: number, step: number, chunks: StreamChunk[], commit = true): this {
     const fingerprint = fingerprintRequest(this.request('turn'), this.roots);
-    this.push({ type: 'llm/request', turn, step, purpose: 'turn', fingerprint });
-    for (const chunk of chunks) this.push({ type: 'assistant/chunk', turn, step, chunk });
+    this.push(llmRequest(turn, step, fingerprint));
+    for (const chunk of chunks) this.push(buildChunk(turn, step, chunk));
     if (commit) {
       const content = chunks.map((c) => (c.type === 'text' ? c.text : '')).join('');
-      this.push({ type: 'message/committed', turn, message: { role: 'assistant', content } });
+      this.push(messageCommitted(turn, { role: 'assistant', content }));
     }
     return this;
   }
 
   end(turn: number, kind: 'completed' | 'error' | 'cancelled' = 'completed'): this {
-    return this.push({ type: 'turn/end', turn, kind });
+    return this.push(turnEnd(turn, kind));
   }
 }
 
@@ -92,10 +96,16 @@ export function writeLog(
   dir: string,
   events: SessionEvent[],
   name = 'session.jsonl',
-  startTs?: number,
+  /** Each event's time by index (body events only); the builders' default times otherwise. */
+  tsOf?: (index: number) => number,
 ): string {
   const file = join(dir, name);
-  const records = makeRecords(events, startTs === undefined ? {} : { startTs });
+  let records: LogRecord[] = makeRecords(events);
+  if (tsOf) {
+    records = records.map((r: LogRecord) =>
+      r.event.type === 'session/header' ? r : { ...r, ts: tsOf(events.indexOf(r.event)) },
+    );
+  }
   writeFileSync(file, serializeLog(records));
   return file;
 }

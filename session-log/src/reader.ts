@@ -1,0 +1,123 @@
+// Reading session log files: gzip (any number of members) or plain JSONL, auto-detected by the gzip
+// magic bytes; streamed line by line through zlib so memory stays flat whatever the file size.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { LogFormatError, parseLine, RowDecoder, tornTailWarning } from './codec.js';
+import type { LogRecord, SessionHeader } from './events.js';
+
+/** Whether the file starts with the gzip magic bytes (1f 8b). */
+export async function isGzipFile(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(buf, 0, 2, 0);
+    return bytesRead === 2 && buf[0] === 0x1f && buf[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Options for {@link streamLogRecords}. */
+export interface StreamLogOptions {
+  /** Called with each warning (a torn tail); default: `process.emitWarning`. */
+  onWarning?: (warning: string) => void;
+}
+
+/**
+ * Decodes a log file in batches of records (one batch per decompressed block). A torn tail (a
+ * half-written last line, a gzip member cut short) ends the stream with a warning; a malformed
+ * complete line throws LogFormatError naming file:line.
+ */
+export async function* readLogBatches(path: string, onWarning: (w: string) => void): AsyncGenerator<LogRecord[]> {
+  const gzip = await isGzipFile(path);
+  const input = createReadStream(path, { highWaterMark: 1 << 16 });
+  let source: NodeJS.ReadableStream = input;
+  if (gzip) {
+    const gunzip = createGunzip();
+    input.on('error', (e) => gunzip.destroy(e));
+    source = input.pipe(gunzip);
+  }
+  const dec = new RowDecoder(path);
+  let pending: Buffer[] = [];
+  let line = 0;
+  let recovered = 0;
+  let gzipProblem: string | undefined;
+  try {
+    for await (const raw of source as AsyncIterable<Buffer>) {
+      const out: LogRecord[] = [];
+      let start = 0;
+      for (;;) {
+        const nl = raw.indexOf(10, start);
+        if (nl === -1) break;
+        const part = raw.subarray(start, nl);
+        const buf = pending.length ? Buffer.concat([...pending, part]) : part;
+        pending = [];
+        line++;
+        start = nl + 1;
+        let text = buf.toString('utf8');
+        if (text.endsWith('\r')) text = text.slice(0, -1);
+        if (text.trim() === '') continue;
+        dec.decode(parseLine(text, path, line), line, out);
+      }
+      if (start < raw.length) pending.push(Buffer.from(raw.subarray(start)));
+      recovered += out.length;
+      if (out.length) yield out;
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!gzip || (code !== 'Z_BUF_ERROR' && code !== 'Z_DATA_ERROR')) throw e;
+    gzipProblem =
+      code === 'Z_BUF_ERROR'
+        ? 'the gzip data ends mid-member (the writer stopped mid-write?)'
+        : `the gzip data is corrupt (${(e as Error).message})`;
+  } finally {
+    input.destroy();
+  }
+  if (pending.length) {
+    line++;
+    const text = Buffer.concat(pending).toString('utf8');
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      row = undefined;
+    }
+    if (row === undefined) {
+      onWarning(tornTailWarning(path, line, recovered));
+    } else {
+      const out: LogRecord[] = [];
+      dec.decode(row, line, out);
+      recovered += out.length;
+      yield out;
+    }
+  }
+  if (gzipProblem) onWarning(`${path}: torn tail: ${gzipProblem}; recovered ${recovered} records before it`);
+  if (!dec.header) {
+    throw new LogFormatError(
+      `${path}: no complete session header: the log is empty or was cut before its first line ended`,
+      path,
+      1,
+      'header',
+    );
+  }
+}
+
+/** Streams the records of a log file (header record first) in constant memory. */
+export async function* streamLogRecords(path: string, opts: StreamLogOptions = {}): AsyncGenerator<LogRecord> {
+  const onWarning = opts.onWarning ?? ((w: string) => process.emitWarning(w, 'SessionLogWarning'));
+  for await (const batch of readLogBatches(path, onWarning)) yield* batch;
+}
+
+/** Reads a whole log file (gzip or plain, auto-detected): the header, every record (header first), warnings. */
+export async function readLogFile(
+  path: string,
+): Promise<{ header: SessionHeader; records: LogRecord[]; warnings: string[] }> {
+  const warnings: string[] = [];
+  const records: LogRecord[] = [];
+  for await (const batch of readLogBatches(path, (w) => warnings.push(w))) {
+    for (const r of batch) records.push(r);
+  }
+  const header = records[0]!.event as SessionHeader;
+  return { header, records, warnings };
+}
