@@ -137,9 +137,9 @@ test('a non-JSON stdout line fails naming the line', async () => {
 });
 
 test('an agent crash mid-turn fails naming the process, exit code and stderr tail', async () => {
-  const err = await runScenario(options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] })).catch(
-    (e) => e,
-  );
+  const err = await runScenario(
+    options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] }),
+  ).catch((e) => e);
   expect(err.message).toBe(
     'agent process 1 exited (3) before the scenario finished; its stderr ends with:\n  fatal: model adapter blew up',
   );
@@ -149,7 +149,9 @@ test('an agent crash mid-turn fails naming the process, exit code and stderr tai
 test('a JSON-RPC error where the script needs a result names the step', async () => {
   const steps = [...start, { op: 'restart' }, { op: 'initialize' }, { op: 'load_session' }] as const;
   const err = await runScenario(options(exampleAgent, { steps: [...steps] })).catch((e) => e);
-  expect(err.message).toMatch(/^driver-test: step 5 \(session\/load\): the agent answered with JSON-RPC error -32601: /);
+  expect(err.message).toMatch(
+    /^driver-test: step 5 \(session\/load\): the agent answered with JSON-RPC error -32601: /,
+  );
   expect((err as DriverError).result.exits).toEqual([0, 'SIGKILL']);
 });
 

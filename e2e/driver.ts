@@ -230,7 +230,13 @@ class AgentProcess {
 
   /** Why the process is gone: its exit code and the end of its stderr. */
   exitMessage(): string {
-    const tail = this.stderr.trimEnd().split('\n').slice(-5).join('\n  ');
+    const lines = this.stderr.trimEnd().split('\n');
+    // The error line of a Node crash sits above its stack: show it, then the last lines.
+    const errorLine = lines.findLast((l) => /^\w*Error\b|^Error:|^\S+Error:/.test(l));
+    const last = lines.slice(-5);
+    const tail = [...(errorLine && !last.includes(errorLine) ? [errorLine, '...'] : []), ...last].join(
+      '\n  ',
+    );
     return `agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished${tail ? `; its stderr ends with:\n  ${tail}` : ''}`;
   }
 
@@ -496,7 +502,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     // The SDK reports a dead peer as a closed connection before the exit event: give the exit a moment
     // to arrive so the failure names the crash (exit code, stderr) rather than the closed pipe.
     const answered = e instanceof acp.RequestError;
-    if (current && !answered && !/timed out after|non-JSON line/.test((e as Error).message)) await current.exitsWithin(2000);
+    if (current && !answered && !/timed out after|non-JSON line/.test((e as Error).message))
+      await current.exitsWithin(2000);
     const crash = processes.find((p) => p.crashed);
     for (const p of processes) p.kill();
     await Promise.all(processes.map((p) => p.exited));

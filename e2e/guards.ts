@@ -7,7 +7,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { parseLogText, projectLog, rowKindOf, type SessionEvent, sidecarHash } from '@acp-snapshot/session-log';
+import {
+  parseLogText,
+  projectLog,
+  rowKindOf,
+  type SessionEvent,
+  sidecarHash,
+} from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, type Scenario } from './scenario.js';
 

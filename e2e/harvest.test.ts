@@ -1,11 +1,19 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  buildChunk,
+  buildHeader,
+  finishChunk,
+  type LogRecord,
+  makeRecords,
+  serializeLog,
+  textChunk,
+} from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { buildChunk, buildHeader, finishChunk, type LogRecord, makeRecords, serializeLog, textChunk } from '@acp-snapshot/session-log';
-import { harvestLog, projectHarvested, recordedModelCalls } from './harvest.js';
-import { pruneSidecars, referencedSidecars } from './sidecars.js';
+import { adoptRecordedProvider, harvestLog, projectHarvested, recordedModelCalls } from './harvest.js';
 import type { TestRoots } from './roots.js';
+import { pruneSidecars, referencedSidecars } from './sidecars.js';
 
 const root = '/tmp/acp-snap-11111111-bbbbbb';
 const roots: TestRoots = {
@@ -77,4 +85,16 @@ test('sidecars no session fixture references are pruned', async () => {
   } finally {
     await rm(dir, { recursive: true });
   }
+});
+
+test('a replayed header takes the recorded provider plugin, nothing else', () => {
+  const rec =
+    '{"type":"session/header","provider":{"plugin":"openai-compatible","model":"m1"},"cwd":"{{cwd}}"}\n{"event":{}}\n';
+  const live =
+    '{"type":"session/header","provider":{"plugin":"replay","model":"m2"},"cwd":"{{cwd}}"}\n{"event":{"x":1}}\n';
+  expect(adoptRecordedProvider(live, rec)).toBe(
+    '{"type":"session/header","provider":{"plugin":"openai-compatible","model":"m2"},"cwd":"{{cwd}}"}\n{"event":{"x":1}}\n',
+  );
+  expect(adoptRecordedProvider(live, undefined)).toBe(live);
+  expect(adoptRecordedProvider('', rec)).toBe('');
 });

@@ -39,3 +39,31 @@ export function recordedModelCalls(logText: string, file?: string): number {
   if (logText.trim() === '') return 0;
   return parseLogText(logText, file).records.filter((r) => r.event.type === 'llm/request').length;
 }
+
+/**
+ * A replayed log names the replay plugin as its provider; the recording names the provider that
+ * produced the answers. Replay serves exactly what that provider answered, so the replayed header
+ * takes the recorded `provider.plugin` (the model and everything else are still compared).
+ */
+export function adoptRecordedProvider(replayed: string, recorded: string | undefined): string {
+  if (!recorded) return replayed;
+  const nl = replayed.indexOf('\n');
+  const firstLine = (t: string) => t.slice(0, t.indexOf('\n') >>> 0);
+  try {
+    const live = JSON.parse(firstLine(replayed)) as { type?: string; provider?: { plugin?: string } };
+    const rec = JSON.parse(firstLine(recorded)) as { type?: string; provider?: { plugin?: string } };
+    if (
+      live.type !== 'session/header' ||
+      rec.type !== 'session/header' ||
+      !live.provider ||
+      !rec.provider?.plugin
+    ) {
+      return replayed;
+    }
+    if (live.provider.plugin === rec.provider.plugin) return replayed;
+    live.provider.plugin = rec.provider.plugin;
+    return JSON.stringify(live) + (nl >= 0 ? replayed.slice(nl) : '');
+  } catch {
+    return replayed;
+  }
+}

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayFailures, unionReplayReports, unusedCallsProblem } from './compare.js';
 import { expect, test } from './fixtures.js';
-import { recordedModelCalls } from './harvest.js';
+import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
 import { normalizeJsonlText } from './normalize.js';
 import { recordScenario } from './recorder.js';
+import { refreshScenario } from './refresher.js';
 import { runFixtureScenario } from './run.js';
 import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 
@@ -20,7 +21,8 @@ async function tempFixtures(names: string[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'acp-snap-proof-'));
   await mkdir(join(dir, 'scenarios'), { recursive: true });
   await cp(join(fixturesDir(), 'sidecars'), join(dir, 'sidecars'), { recursive: true });
-  for (const n of names) await cp(join(fixturesDir(), 'scenarios', n), join(dir, 'scenarios', n), { recursive: true });
+  for (const n of names)
+    await cp(join(fixturesDir(), 'scenarios', n), join(dir, 'scenarios', n), { recursive: true });
   return dir;
 }
 
@@ -37,7 +39,10 @@ test('record round trip: an emulator recording replays green and a second record
   agentCommand,
   replayCommand,
 }) => {
-  test.skip(!discoverScenarios(fixturesDir()).includes(ROUND_TRIP), `scenario ${ROUND_TRIP} not committed yet`);
+  test.skip(
+    !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
+    `scenario ${ROUND_TRIP} not committed yet`,
+  );
   const dir = await tempFixtures([ROUND_TRIP]);
   try {
     const paths = scenarioPaths(dir, ROUND_TRIP);
@@ -49,8 +54,12 @@ test('record round trip: an emulator recording replays green and a second record
       expect(run.result.problems).toEqual([]);
       expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
       const session = await readFile(paths.session, 'utf8');
-      expect(unusedCallsProblem(ROUND_TRIP, unionReplayReports(run.result.stderr), recordedModelCalls(session))).toBeUndefined();
-      expect(normalizeJsonlText(run.projected.text)).toBe(normalizeJsonlText(session));
+      expect(
+        unusedCallsProblem(ROUND_TRIP, unionReplayReports(run.result.stderr), recordedModelCalls(session)),
+      ).toBeUndefined();
+      expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
+        normalizeJsonlText(session),
+      );
       expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
     });
     await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
@@ -60,7 +69,9 @@ test('record round trip: an emulator recording replays green and a second record
   }
 });
 
-test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({ replayCommand }) => {
+test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
+  replayCommand,
+}) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
   const { startEmulator } = await import('../scripts/emulator/server.js');
@@ -69,12 +80,19 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
   process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
   try {
-    for (const name of names) {
-      await test.step(name, async () => {
-        const run = await runFixtureScenario({ paths: scenarioPaths(fixturesDir(), name), mode: 'replay', agentCommand: replayCommand });
-        expect(run.result.stdout.map((l) => l.text).join('\n')).not.toContain('sk-canary');
-      });
-    }
+    // Two at a time: each run has its own roots, so they are independent.
+    const queue = [...names];
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const run = await runFixtureScenario({
+          paths: scenarioPaths(fixturesDir(), name),
+          mode: 'replay',
+          agentCommand: replayCommand,
+        });
+        expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
+      }
+    };
+    await Promise.all([worker(), worker()]);
     expect(emulator.requests).toEqual([]);
   } finally {
     if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY;
@@ -88,7 +106,10 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
 test('drift: one changed prompt word fails with the replay drift error naming the part and the refresh command', async ({
   replayCommand,
 }) => {
-  test.skip(!discoverScenarios(fixturesDir()).includes(ROUND_TRIP), `scenario ${ROUND_TRIP} not committed yet`);
+  test.skip(
+    !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
+    `scenario ${ROUND_TRIP} not committed yet`,
+  );
   const dir = await tempFixtures([ROUND_TRIP]);
   try {
     const paths = scenarioPaths(dir, ROUND_TRIP);
@@ -100,6 +121,34 @@ test('drift: one changed prompt word fails with the replay drift error naming th
     const failures = replayFailures(run.result.stderr, run.records).join('\n');
     expect(failures).toMatch(/messages\[\d+\]/);
     expect(failures).toContain(`npx playwright test --project=refresh -g ${ROUND_TRIP}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('refresh: keeps an unchanged scenario byte-identical and refuses when the model calls no longer line up', async ({
+  replayCommand,
+}) => {
+  test.skip(
+    !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
+    `scenario ${ROUND_TRIP} not committed yet`,
+  );
+  const dir = await tempFixtures([ROUND_TRIP]);
+  try {
+    const paths = scenarioPaths(dir, ROUND_TRIP);
+    const first = await snapshotFiles(dir);
+    expect(await refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).toEqual({
+      changed: false,
+    });
+    expect(await snapshotFiles(dir)).toEqual(first);
+    // One more prompt: the agent now makes a model call the recording does not hold.
+    const input = JSON.parse(await readFile(paths.input, 'utf8'));
+    input.steps.push({ op: 'prompt', text: 'And once more, please.' });
+    await writeFile(paths.input, JSON.stringify(input));
+    await expect(refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).rejects.toThrow(
+      `${ROUND_TRIP}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${ROUND_TRIP}).`,
+    );
+    expect(await readFile(paths.session, 'utf8')).toBe(first[`scenarios/${ROUND_TRIP}/session.jsonl`]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

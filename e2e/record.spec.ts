@@ -22,6 +22,9 @@ for (const name of discoverScenarios(fixtures)) {
       testInfo,
       step: (title, body) => test.step(title, body),
     });
-    testInfo.annotations.push({ type: 'recorded', description: `${name} (${newSidecars.length} new sidecar(s))` });
+    testInfo.annotations.push({
+      type: 'recorded',
+      description: `${name} (${newSidecars.length} new sidecar(s))`,
+    });
   });
 }

@@ -4,11 +4,15 @@
  * record round-trip proof.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { replaceRootAliases, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts } from './compare.js';
 import { DriverError, type StepRunner } from './driver.js';
+import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from './guards.js';
 import { machineSecrets, type RecordTarget, scrubSecrets, writeScenarioFixtures } from './record-mode.js';
+import { rootMap } from './roots.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
 
@@ -66,7 +70,11 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       ...(baseUrl ? { baseUrl } : {}),
     });
   } catch (e) {
-    if (testInfo) await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result, scrub } : { scrub });
+    if (testInfo)
+      await attachFailureArtifacts(
+        testInfo,
+        e instanceof DriverError ? { result: e.result, scrub } : { scrub },
+      );
     throw e;
   } finally {
     await emulator?.close();
@@ -78,8 +86,15 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     );
   }
   if (problems.length > 0) {
-    if (testInfo) await attachFailureArtifacts(testInfo, { result: outcome.result, actualLog: outcome.projected.text, scrub });
-    throw new Error(`${name}: not recorded, the run did not go as input.json says:\n  ${problems.join('\n  ')}`);
+    if (testInfo)
+      await attachFailureArtifacts(testInfo, {
+        result: outcome.result,
+        actualLog: outcome.projected.text,
+        scrub,
+      });
+    throw new Error(
+      `${name}: not recorded, the run did not go as input.json says:\n  ${problems.join('\n  ')}`,
+    );
   }
   const newSidecars = await writeScenarioFixtures(
     {
@@ -91,5 +106,11 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     },
     secrets,
   );
+  if (name === ALL_ROW_KINDS) {
+    // The independent source of the all-row-kinds fixture: the raw log itself (envelopes, inline
+    // prompt and tools), with only the volatile roots replaced so it is machine-independent.
+    const raw = serializeLog(replaceRootAliases(outcome.records, rootMap(outcome.roots)));
+    await writeFile(join(paths.dir, ALL_ROW_KINDS_SOURCE), scrub(raw));
+  }
   return { outcome, newSidecars, ...(emulator ? { emulatorRequests: emulator.served } : {}) };
 }

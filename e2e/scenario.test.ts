@@ -96,3 +96,16 @@ test('loadScenario reports unreadable and non-JSON files by path', async () => {
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a prompt may expect a JSON-RPC error instead of a stop reason', () => {
+  const s = parseScenario(
+    { ...minimal, steps: [{ op: 'new_session' }, { op: 'prompt', text: 'x', expectError: 'Unauthorized' }] },
+    'f',
+  );
+  expect(s.steps[1]).toEqual({
+    op: 'prompt',
+    text: 'x',
+    expectStopReason: 'end_turn',
+    expectError: 'Unauthorized',
+  });
+});

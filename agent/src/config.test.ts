@@ -1,6 +1,7 @@
 // Config strings use the ${VAR} syntax on purpose: they are not template literals.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config syntax under test
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
@@ -67,8 +68,7 @@ test('invalid values are reported with the key and the file that set it', () => 
 });
 
 test('a config file that is not JSON names the file', () => {
-  const dir = test.info().outputPath();
-  mkdirSync(dir, { recursive: true });
+  const dir = mkdtempSync(join(tmpdir(), 'acp-config-test-'));
   const path = join(dir, 'bad.json');
   writeFileSync(path, '{ "llm": ');
   expect(() => readConfigFile(path)).toThrow(`config error: ${path}: not valid JSON`);

@@ -37,7 +37,8 @@ function show(n: SessionNotification): void {
     case 'user_message_chunk':
     case 'agent_thought_chunk': {
       const text = u.content.type === 'text' ? u.content.text : `[${u.content.type}]`;
-      out.write(u.sessionUpdate === 'agent_thought_chunk' ? `\x1b[2m${text}\x1b[0m` : text);
+      // Thoughts are dimmed on a terminal.
+      out.write(u.sessionUpdate === 'agent_thought_chunk' && out.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
       break;
     }
     case 'tool_call':

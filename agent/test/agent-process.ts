@@ -1,7 +1,8 @@
 // Drives the built agent (agent/dist/main.js) as a real child process over stdio with the SDK client,
 // with the scripted fake LLM plugin. Used by the agent's process-level specs.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { test } from '@playwright/test';
+import type { TestInfo } from '@playwright/test';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root. */
@@ -42,11 +43,15 @@ export interface AgentDirs {
   home: string;
 }
 
-/** Creates fresh, isolated directories for one test, under its Playwright output directory. */
+const created: string[] = [];
+
+/**
+ * Creates fresh, isolated directories for one test under the OS temp dir (not test-results/, which a
+ * concurrent Playwright run on the same checkout may wipe). Register `removeDirs` as an afterEach hook.
+ */
 export function makeDirs(): AgentDirs {
-  const base = test.info().outputPath('dirs');
-  mkdirSync(base, { recursive: true });
-  const root = mkdtempSync(join(base, 'a-'));
+  const root = mkdtempSync(join(tmpdir(), 'acp-agent-test-'));
+  created.push(root);
   const dirs = {
     root,
     cwd: join(root, 'work'),
@@ -56,6 +61,16 @@ export function makeDirs(): AgentDirs {
   };
   for (const d of [dirs.cwd, dirs.persist, dirs.spill, dirs.home]) mkdirSync(d, { recursive: true });
   return dirs;
+}
+
+/** afterEach hook: removes the test's directories when it passed; keeps (and names) them when it failed. */
+export function removeDirs(testInfo: TestInfo): void {
+  const dirs = created.splice(0);
+  if (testInfo.status !== testInfo.expectedStatus) {
+    for (const d of dirs) testInfo.annotations.push({ type: 'agent dirs kept', description: d });
+    return;
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
 /** Text chunks, then a finish. */

@@ -1,19 +1,24 @@
 // Session lifecycle through the real agent process: cancel, load in a new process, compaction, and
 // startup failures of the composition root.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readLogFile } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import {
   AgentProcess,
   agentMain,
   makeDirs,
   readEvents,
+  removeDirs,
   repoRoot,
   textCall,
   toolCall,
   updateKinds,
 } from './agent-process.js';
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern
+test.afterEach(({}, testInfo) => removeDirs(testInfo));
 
 test('cancel mid-stream resolves cancelled; a late cancel does not leak; the process serves the next prompt', async () => {
   const dirs = makeDirs();
@@ -306,4 +311,31 @@ test('after a kill -9 mid-turn, session/load closes the interrupted turn and the
     kind: 'error',
     error: { message: 'the agent process stopped before this turn ended', code: 'interrupted' },
   });
+});
+
+test('the default gzip persistence writes <id>.jsonl.gz, and such a session loads in a new process', async () => {
+  const dirs = makeDirs();
+  const first = AgentProcess.start(dirs, {
+    name: 'first',
+    overlay: { persistenceCompression: 'gzip' },
+    calls: [textCall(['zipped'])],
+  });
+  await first.initialize();
+  const { sessionId } = await first.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  await first.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+  expect(await first.close()).toBe(0);
+  const path = join(dirs.persist, `${sessionId}.jsonl.gz`);
+  expect(readFileSync(path).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+
+  const second = AgentProcess.start(dirs, {
+    name: 'second',
+    overlay: { persistenceCompression: 'gzip' },
+    calls: [],
+  });
+  await second.initialize();
+  await second.agent.request('session/load', { sessionId, cwd: dirs.cwd, mcpServers: [] });
+  expect(updateKinds(second.updates)).toEqual(['user_message_chunk', 'agent_message_chunk']);
+  expect(await second.close()).toBe(0);
+  const { records } = await readLogFile(path);
+  expect(records.map((r) => r.event.type).slice(-1)).toEqual(['boundary']);
 });

@@ -4,7 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { type Emulator, startEmulator } from '../../scripts/emulator/server.js';
-import { AgentProcess, makeDirs, readEvents } from './agent-process.js';
+import { AgentProcess, makeDirs, readEvents, removeDirs } from './agent-process.js';
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern
+test.afterEach(({}, testInfo) => removeDirs(testInfo));
 
 let emu: Emulator | undefined;
 test.afterEach(async () => {

@@ -5,7 +5,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceRoots, type SessionEvent } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { type AgentDirs, AgentProcess, makeDirs, readEvents, textCall, toolCall } from './agent-process.js';
+import {
+  type AgentDirs,
+  AgentProcess,
+  makeDirs,
+  readEvents,
+  removeDirs,
+  textCall,
+  toolCall,
+} from './agent-process.js';
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern
+test.afterEach(({}, testInfo) => removeDirs(testInfo));
 
 const SHAPING = {
   compaction: { budgetTokens: 50, keepRecentMessages: 1 },

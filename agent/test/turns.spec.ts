@@ -3,7 +3,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { AgentProcess, makeDirs, readEvents, textCall, toolCall, updateKinds } from './agent-process.js';
+import {
+  AgentProcess,
+  makeDirs,
+  readEvents,
+  removeDirs,
+  textCall,
+  toolCall,
+  updateKinds,
+} from './agent-process.js';
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern
+test.afterEach(({}, testInfo) => removeDirs(testInfo));
 
 test('text-only turn streams thought and message chunks, persists the turn, and ends with end_turn', async () => {
   const dirs = makeDirs();
@@ -262,6 +273,7 @@ test('a provider error ends the turn with a JSON-RPC error naming it; a cut stre
       },
       { chunks: [{ type: 'text', text: 'partial' }] },
       textCall(['fine now']),
+      { chunks: [{ type: 'finish', reason: 'insufficient_system_resource' }] },
     ],
   });
   await agent.initialize();
@@ -288,6 +300,10 @@ test('a provider error ends the turn with a JSON-RPC error naming it; a cut stre
     ['assistant', 'partial'],
     ['user', 'three'],
   ]);
+  await expect(prompt('four')).rejects.toMatchObject({
+    code: -32603,
+    data: { code: 'insufficient_system_resource' },
+  });
   await agent.close();
   const ends = (await readEvents(dirs.persist, sessionId)).filter((e) => e.type === 'turn/end');
   expect(ends).toEqual([
@@ -304,6 +320,15 @@ test('a provider error ends the turn with a JSON-RPC error naming it; a cut stre
       error: { message: expect.stringContaining('without a finish'), code: 'stream_cut' },
     },
     { type: 'turn/end', turn: 3, kind: 'completed' },
+    {
+      type: 'turn/end',
+      turn: 4,
+      kind: 'error',
+      error: {
+        message: expect.stringContaining('insufficient system resources'),
+        code: 'insufficient_system_resource',
+      },
+    },
   ]);
 });
 

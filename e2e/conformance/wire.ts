@@ -26,8 +26,8 @@ export interface Outbound {
   msg?: Record<string, unknown>;
 }
 
-/** How the client answers the agent's `session/request_permission` requests. */
-export type PermissionPolicy = 'allow' | 'reject' | 'hold';
+/** How the client answers `session/request_permission`: first allow / reject option, hold unanswered, or `cancelled`. */
+export type PermissionPolicy = 'allow' | 'reject' | 'hold' | 'cancelled';
 
 /** An agent request the client has not answered yet (held permission requests). */
 export interface HeldRequest {
@@ -191,7 +191,7 @@ export class AgentConnection {
         this.heldPermissions.push(request);
         return;
       }
-      this.answerPermission(request, this.permissionPolicy === 'allow' ? 'allow' : 'reject');
+      this.answerPermission(request, this.permissionPolicy);
       return;
     }
     if (msg.method.startsWith('fs/') || msg.method.startsWith('terminal/'))

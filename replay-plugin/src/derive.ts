@@ -1,5 +1,5 @@
 import type { ChatMessage, EventOf, SessionEvent, StreamChunk, Usage } from '@acp-snapshot/session-log';
-import { type ChunksEntry, callLabel, type ExpectedCall, type ReplayEntry } from './script.js';
+import type { ChunksEntry, ExpectedCall, ReplayEntry } from './script.js';
 
 /** A recorded session log that cannot be turned into a replay script. */
 export class ReplayLogError extends Error {
@@ -205,9 +205,4 @@ export function recordedRequests(
     }
   });
   return out;
-}
-
-/** "turn 2 step 1" for an entry's recorded call, or "an unrecorded position". */
-export function entryLabel(entry: ReplayEntry): string {
-  return entry.request ? callLabel(entry.request) : 'an unrecorded position';
 }

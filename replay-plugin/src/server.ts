@@ -58,11 +58,6 @@ export class ReplayServer implements LlmPlugin {
 
   constructor(private readonly opts: ReplayServerOptions) {}
 
-  /** 1-based numbers of the calls served so far, in order. */
-  get consumedCalls(): readonly number[] {
-    return this.consumed;
-  }
-
   stream(request: LlmRequest, ctx: LlmCallContext): AsyncIterable<StreamChunk> {
     return this.serve(request, ctx);
   }

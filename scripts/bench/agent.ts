@@ -1,8 +1,9 @@
 // Agent cold start: spawn to initialize response, against `node -e 0`, interleaved, median of RUNS.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildHeader, serializeLog } from '@acp-snapshot/session-log';
 import { median, writeResults } from './_results.js';
 
 const RUNS = 15;
@@ -59,6 +60,8 @@ export async function run(): Promise<void> {
     ACP_SNAPSHOT_PERSIST_ROOT: join(dir, 'persist'),
     ACP_SNAPSHOT_SPILL_ROOT: join(dir, 'spill'),
   };
+  // The replay plugin reads its fixture at start-up: give it a header-only log (a scenario with no model call).
+  writeFileSync(env.ACP_SNAPSHOT_FIXTURE, serializeLog([{ event: buildHeader() }]));
   // One warm-up of each so the OS file cache is in the same state for both.
   await timeBareNode();
   await timeAgentInitialize(env);

@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { median, writeResults } from './_results.js';
 
 interface JsonTest {
-  results: Array<{ duration: number; status: string; annotations?: Array<{ type: string; description?: string }> }>;
+  results: Array<{
+    duration: number;
+    status: string;
+    annotations?: Array<{ type: string; description?: string }>;
+  }>;
 }
 interface JsonSuite {
   suites?: JsonSuite[];
@@ -32,10 +36,14 @@ export async function run(): Promise<void> {
       const r = spawnSync(
         process.execPath,
         ['node_modules/@playwright/test/cli.js', 'test', '--workers=2', '--reporter=json'],
-        { env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report }, stdio: ['ignore', 'ignore', 'inherit'] },
+        {
+          env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
       );
       walls.push(Date.now() - started);
-      if (r.status !== 0) throw new Error(`bench suite: npx playwright test failed (exit ${r.status}); fix the suite first`);
+      if (r.status !== 0)
+        throw new Error(`bench suite: npx playwright test failed (exit ${r.status}); fix the suite first`);
       const json = JSON.parse(readFileSync(report, 'utf8')) as { suites: JsonSuite[] };
       const replay = json.suites.flatMap(specs).flatMap((s) => s.tests.flatMap((t) => t.results));
       const timed = replay.filter((res) => res.annotations?.some((a) => a.type === 'agent-process-ms'));

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { encodeSingleRow, serializeLog } from './codec.js';
 import type { LogRecord, SessionEvent } from './events.js';
-import { isGzipFile, readLogFile } from './reader.js';
+import { isGzipFile, readLogBatches, readLogFile } from './reader.js';
 
 /** How a log file is stored. */
 export type LogCompression = 'gzip' | 'none';
@@ -129,11 +129,14 @@ class Appender implements LogAppender {
   ) {}
 
   append(event: SessionEvent, ts: number): Promise<void> {
-    if (this.closed) return Promise.reject(new Error(`${this.path}: appender is closed; cannot append ${event.type}`));
+    if (this.closed)
+      return Promise.reject(new Error(`${this.path}: appender is closed; cannot append ${event.type}`));
     const run = async () => {
       const isHeader = event.type === 'session/header';
       if (!this.hasHeader && !isHeader) {
-        throw new Error(`${this.path}: the first event of a new log must be the session header, got ${event.type}`);
+        throw new Error(
+          `${this.path}: the first event of a new log must be the session header, got ${event.type}`,
+        );
       }
       if (this.hasHeader && isHeader) throw new Error(`${this.path}: the log already has a session header`);
       const record: LogRecord = { seq: this.nextSeq, ts, event };
@@ -181,12 +184,20 @@ export async function openLogAppender(path: string, opts: LogAppenderOptions = {
       );
     }
     compression = detected;
-    const { records, warnings } = await readLogFile(path);
-    hasHeader = true;
+    // Streamed: only the last seq is needed, unless a torn tail has to be cut off.
+    const warnings: string[] = [];
+    let count = 0;
     let last = -1;
-    for (const r of records) if (r.seq !== undefined && r.seq > last) last = r.seq;
-    nextSeq = last >= 0 ? last + 1 : records.length;
-    if (warnings.length > 0) await writeLogFileAtomic(path, records, compression);
+    for await (const batch of readLogBatches(path, (w) => warnings.push(w))) {
+      for (const r of batch) if (r.seq !== undefined && r.seq > last) last = r.seq;
+      count += batch.length;
+    }
+    hasHeader = true;
+    nextSeq = last >= 0 ? last + 1 : count;
+    if (warnings.length > 0) {
+      const { records } = await readLogFile(path);
+      await writeLogFileAtomic(path, records, compression);
+    }
   }
   const sink = await FileSink.open(path, sync);
   return new Appender(path, sink, compression, hasHeader, nextSeq, compact);

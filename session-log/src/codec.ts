@@ -61,7 +61,13 @@ function formatError(
   hint = FIX_HINT,
 ): LogFormatError {
   const what = kind ? `${kind} row` : 'row';
-  return new LogFormatError(`${file}:${line}: bad ${what} at ${path}: ${problem}. ${hint}`, file, line, kind, path);
+  return new LogFormatError(
+    `${file}:${line}: bad ${what} at ${path}: ${problem}. ${hint}`,
+    file,
+    line,
+    kind,
+    path,
+  );
 }
 
 function zodError(
@@ -127,7 +133,9 @@ export function encodeRows(records: readonly LogRecord[]): Row[] {
   const rows: Row[] = [];
   if (records.length === 0) return rows;
   if (records[0]!.event.type !== 'session/header') {
-    throw new Error(`cannot encode: the first record must be the session header, got ${records[0]!.event.type}`);
+    throw new Error(
+      `cannot encode: the first record must be the session header, got ${records[0]!.event.type}`,
+    );
   }
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
@@ -206,14 +214,25 @@ export class RowDecoder {
   decode(row: unknown, line: number, out: LogRecord[]): void {
     const kind = rowKindOf(row);
     const first = this.rowsSeen++ === 0;
-    if (first) return this.decodeHeader(row, line, out);
+    if (first) {
+      this.decodeHeader(row, line, out);
+      return;
+    }
     switch (kind) {
       case 'packed':
-        return this.decodePacked(row as Record<string, unknown>, line, out);
+        this.decodePacked(row as Record<string, unknown>, line, out);
+        return;
       case 'event':
-        return this.decodeEvent(row, line, out);
+        this.decodeEvent(row, line, out);
+        return;
       case 'header':
-        throw formatError(this.file, line, 'header', 'type', 'a second session header (only the first row may be one)');
+        throw formatError(
+          this.file,
+          line,
+          'header',
+          'type',
+          'a second session header (only the first row may be one)',
+        );
       default:
         throw formatError(
           this.file,
@@ -289,7 +308,8 @@ export class RowDecoder {
     for (const _ in r) keys++;
     const hasEnv = seq !== undefined;
     if (hasEnv !== (ts !== undefined)) fail(hasEnv ? 'ts' : 'seq', 'seq and ts come together');
-    if (hasEnv !== (dt !== undefined)) fail('dt', hasEnv ? 'a packed row with seq/ts needs dt' : 'dt without seq/ts');
+    if (hasEnv !== (dt !== undefined))
+      fail('dt', hasEnv ? 'a packed row with seq/ts needs dt' : 'dt without seq/ts');
     if (keys !== (hasEnv ? 6 : 3)) fail();
     if (!Array.isArray(chunks) || chunks.length === 0 || !isNat(turn) || !isNat(step)) fail();
     const cs = chunks as unknown[];

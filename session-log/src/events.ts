@@ -16,7 +16,13 @@ export const Usage = z.strictObject({
 export type Usage = z.infer<typeof Usage>;
 
 /** Provider-neutral finish reasons (OpenAI / DeepSeek vocabulary). */
-export const FinishReason = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'insufficient_system_resource']);
+export const FinishReason = z.enum([
+  'stop',
+  'length',
+  'tool_calls',
+  'content_filter',
+  'insufficient_system_resource',
+]);
 export type FinishReason = z.infer<typeof FinishReason>;
 
 /** One provider-neutral stream chunk: what an LLM plugin yields and what the log records. */
@@ -29,7 +35,11 @@ export const StreamChunk = z.discriminatedUnion('type', [
     id: z.string(),
     name: z.string(),
   }),
-  z.strictObject({ type: z.literal('tool_call_args'), index: z.number().int().nonnegative(), delta: z.string() }),
+  z.strictObject({
+    type: z.literal('tool_call_args'),
+    index: z.number().int().nonnegative(),
+    delta: z.string(),
+  }),
   z.strictObject({ type: z.literal('finish'), reason: FinishReason, usage: Usage.optional() }),
 ]);
 export type StreamChunk = z.infer<typeof StreamChunk>;
@@ -98,7 +108,14 @@ export const SessionHeader = z.strictObject({
 export type SessionHeader = z.infer<typeof SessionHeader>;
 
 export const TurnStart = z.strictObject({ type: z.literal('turn/start'), turn });
-export const TurnEndKind = z.enum(['completed', 'cancelled', 'error', 'max_tokens', 'refusal', 'max_turn_requests']);
+export const TurnEndKind = z.enum([
+  'completed',
+  'cancelled',
+  'error',
+  'max_tokens',
+  'refusal',
+  'max_turn_requests',
+]);
 export const TurnEnd = z.strictObject({
   type: z.literal('turn/end'),
   turn,
@@ -112,7 +129,12 @@ export const LlmRequestEvent = z.strictObject({
   purpose: z.enum(['turn', 'compaction']),
   fingerprint: RequestFingerprint,
 });
-export const AssistantChunk = z.strictObject({ type: z.literal('assistant/chunk'), turn, step, chunk: StreamChunk });
+export const AssistantChunk = z.strictObject({
+  type: z.literal('assistant/chunk'),
+  turn,
+  step,
+  chunk: StreamChunk,
+});
 export const ToolCallEvent = z.strictObject({
   type: z.literal('tool/call'),
   turn,
@@ -143,7 +165,11 @@ export const PermissionOutcomeEvent = z.strictObject({
   outcome: z.enum(['selected', 'cancelled']),
   optionId: z.string().optional(),
 });
-export const MessageCommitted = z.strictObject({ type: z.literal('message/committed'), turn, message: ChatMessage });
+export const MessageCommitted = z.strictObject({
+  type: z.literal('message/committed'),
+  turn,
+  message: ChatMessage,
+});
 export const CompactionSummary = z.strictObject({
   type: z.literal('compaction/summary'),
   turn,

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import type { LlmRequest } from './llm.js';
 import { fingerprintRequest, firstDifferingPart } from './fingerprint.js';
+import type { LlmRequest } from './llm.js';
 
 const base: LlmRequest = {
   model: 'm',
@@ -16,18 +16,32 @@ const base: LlmRequest = {
 
 test('a recording in one cwd matches a replay in another once roots are replaced', () => {
   const other = JSON.parse(JSON.stringify(base).replaceAll('/tmp/run-1/cwd', '/var/x/other')) as LlmRequest;
-  expect(fingerprintRequest(base, { cwd: '/tmp/run-1/cwd' })).toEqual(fingerprintRequest(other, { cwd: '/var/x/other' }));
+  expect(fingerprintRequest(base, { cwd: '/tmp/run-1/cwd' })).toEqual(
+    fingerprintRequest(other, { cwd: '/var/x/other' }),
+  );
   expect(fingerprintRequest(base).hash).not.toBe(fingerprintRequest(other).hash);
 });
 
 test('the first differing part names the message index', () => {
-  const changed: LlmRequest = { ...base, messages: [base.messages[0]!, { role: 'assistant', content: 'ok!' }] };
+  const changed: LlmRequest = {
+    ...base,
+    messages: [base.messages[0]!, { role: 'assistant', content: 'ok!' }],
+  };
   expect(firstDifferingPart(fingerprintRequest(base), fingerprintRequest(changed))).toBe('messages[1]');
-  expect(firstDifferingPart(fingerprintRequest(base), fingerprintRequest({ ...base, system: 'x' }))).toBe('system');
+  expect(firstDifferingPart(fingerprintRequest(base), fingerprintRequest({ ...base, system: 'x' }))).toBe(
+    'system',
+  );
   expect(firstDifferingPart(fingerprintRequest(base), fingerprintRequest(base))).toBeUndefined();
 });
 
 test('key order does not change the fingerprint', () => {
-  const reordered = { purpose: 'turn', params: { temperature: 0 }, tools: [], messages: base.messages, system: base.system, model: 'm' } as LlmRequest;
+  const reordered = {
+    purpose: 'turn',
+    params: { temperature: 0 },
+    tools: [],
+    messages: base.messages,
+    system: base.system,
+    model: 'm',
+  } as LlmRequest;
   expect(fingerprintRequest(reordered)).toEqual(fingerprintRequest(base));
 });

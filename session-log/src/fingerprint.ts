@@ -69,7 +69,10 @@ export function fingerprintRequest(request: LlmRequest, roots: VolatileRoots = {
 }
 
 /** The first differing part of two fingerprints (`system`, `tools`, `messages[3]`...), or undefined. */
-export function firstDifferingPart(expected: RequestFingerprint, actual: RequestFingerprint): string | undefined {
+export function firstDifferingPart(
+  expected: RequestFingerprint,
+  actual: RequestFingerprint,
+): string | undefined {
   if (expected.hash === actual.hash) return undefined;
   for (const key of ['model', 'system', 'tools', 'params'] as const) {
     if (expected.parts[key] !== actual.parts[key]) return key;

@@ -95,7 +95,9 @@ export class LlmAbortError extends Error {
  * so the check goes by name and code, not by class identity.
  */
 export function isLlmProviderError(e: unknown): e is LlmProviderError {
-  return e instanceof Error && e.name === 'LlmProviderError' && typeof (e as LlmProviderError).code === 'string';
+  return (
+    e instanceof Error && e.name === 'LlmProviderError' && typeof (e as LlmProviderError).code === 'string'
+  );
 }
 
 /** True for an LlmAbortError from any bundle. */

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { serializeLog } from './codec.js';
 import { type LogRecord, type SessionHeader, SidecarRef, ToolSchema } from './events.js';
-import { replaceRoots, type VolatileRoots } from './fingerprint.js';
+import type { VolatileRoots } from './fingerprint.js';
 
 /** sha256 hex of a sidecar's content: its name (`<sha256>.json`). */
 export function sidecarHash(content: string): string {
@@ -55,9 +55,24 @@ export function rootAliases(roots: VolatileRoots): Array<[name: string, path: st
 
 /** Replaces every spelling of every root in all strings of `value` by `{{name}}`. */
 export function replaceRootAliases<T>(value: T, roots: VolatileRoots): T {
-  let out = value;
-  for (const [name, path] of rootAliases(roots)) out = replaceRoots(out, { [name]: path });
-  return out;
+  const pairs = rootAliases(roots).map(([name, path]) => [path, `{{${name}}}`] as const);
+  if (pairs.length === 0) return value;
+  // One walk over the value for all spellings (longest first), like fingerprint.ts's replaceRoots.
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      let s = v;
+      for (const [path, placeholder] of pairs) if (s.includes(path)) s = s.split(path).join(placeholder);
+      return s;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const k in v) out[k] = walk((v as Record<string, unknown>)[k]);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
 }
 
 /** The fixture projection of a log: its text and the sidecars it references (sha256 -> file content). */
@@ -86,7 +101,8 @@ export function projectLog(records: readonly LogRecord[], opts: { roots: Volatil
       continue;
     }
     const header: SessionHeader = { ...e };
-    if (typeof header.systemPrompt === 'string') header.systemPrompt = put(promptSidecar(header.systemPrompt));
+    if (typeof header.systemPrompt === 'string')
+      header.systemPrompt = put(promptSidecar(header.systemPrompt));
     if (Array.isArray(header.tools)) header.tools = put(toolsSidecar(header.tools));
     projected.push({ event: header });
   }
@@ -99,18 +115,24 @@ export type SidecarSource = string | Record<string, string>;
 function sidecarContent(ref: SidecarRef, source: SidecarSource): { content: string; where: string } {
   if (typeof source !== 'string') {
     const content = source[ref.sidecar];
-    if (content === undefined) throw new Error(`sidecar ${ref.sidecar} is missing from the given sidecar map`);
+    if (content === undefined)
+      throw new Error(`sidecar ${ref.sidecar} is missing from the given sidecar map`);
     return { content, where: `sidecar ${ref.sidecar}` };
   }
   const file = join(source, `${ref.sidecar}.json`);
   if (!existsSync(file)) {
-    throw new Error(`${file}: sidecar referenced by the session header is missing; re-record or refresh the scenario`);
+    throw new Error(
+      `${file}: sidecar referenced by the session header is missing; re-record or refresh the scenario`,
+    );
   }
   return { content: readFileSync(file, 'utf8'), where: file };
 }
 
 /** Reads a sidecar and checks that its content still hashes to its name. */
-function loadSidecarJson(ref: SidecarRef, source: SidecarSource): { value: Record<string, unknown>; where: string } {
+function loadSidecarJson(
+  ref: SidecarRef,
+  source: SidecarSource,
+): { value: Record<string, unknown>; where: string } {
   const { content, where } = sidecarContent(ref, source);
   if (sidecarHash(content) !== ref.sidecar) {
     throw new Error(
@@ -142,14 +164,20 @@ export function resolveTools(header: SessionHeader, source: SidecarSource): Tool
   const { value, where } = loadSidecarJson(header.tools, source);
   const res = ToolSchema.array().safeParse(value.tools);
   if (!res.success) {
-    throw new Error(`${where}: expected {"tools": [...]}: tools${JSON.stringify(res.error.issues[0]?.path ?? [])}`);
+    throw new Error(
+      `${where}: expected {"tools": [...]}: tools${JSON.stringify(res.error.issues[0]?.path ?? [])}`,
+    );
   }
   return res.data;
 }
 
 /** The header with its sidecar references replaced by their content (for readers that need the prompt). */
 export function inlineSidecars(header: SessionHeader, source: SidecarSource): SessionHeader {
-  return { ...header, systemPrompt: resolveSystemPrompt(header, source), tools: resolveTools(header, source) };
+  return {
+    ...header,
+    systemPrompt: resolveSystemPrompt(header, source),
+    tools: resolveTools(header, source),
+  };
 }
 
 /** Whether a header field is a sidecar reference. */

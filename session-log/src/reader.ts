@@ -29,8 +29,12 @@ export interface StreamLogOptions {
  * half-written last line, a gzip member cut short) ends the stream with a warning; a malformed
  * complete line throws LogFormatError naming file:line.
  */
-export async function* readLogBatches(path: string, onWarning: (w: string) => void): AsyncGenerator<LogRecord[]> {
+export async function* readLogBatches(
+  path: string,
+  onWarning: (w: string) => void,
+): AsyncGenerator<LogRecord[]> {
   const gzip = await isGzipFile(path);
+  // 64 KiB reads: measured faster than 1 MiB ones (lines are decoded from smaller buffers).
   const input = createReadStream(path, { highWaterMark: 1 << 16 });
   let source: NodeJS.ReadableStream = input;
   if (gzip) {
@@ -74,6 +78,7 @@ export async function* readLogBatches(path: string, onWarning: (w: string) => vo
   } finally {
     input.destroy();
   }
+  let tornLine = false;
   if (pending.length) {
     line++;
     const text = Buffer.concat(pending).toString('utf8');
@@ -81,18 +86,21 @@ export async function* readLogBatches(path: string, onWarning: (w: string) => vo
     try {
       row = JSON.parse(text);
     } catch {
-      row = undefined;
+      tornLine = true;
     }
-    if (row === undefined) {
-      onWarning(tornTailWarning(path, line, recovered));
-    } else {
+    if (!tornLine) {
       const out: LogRecord[] = [];
       dec.decode(row, line, out);
       recovered += out.length;
       yield out;
     }
   }
-  if (gzipProblem) onWarning(`${path}: torn tail: ${gzipProblem}; recovered ${recovered} records before it`);
+  // One warning per torn tail, however many layers (gzip member, line) it cut through.
+  if (gzipProblem) {
+    onWarning(`${path}: torn tail: ${gzipProblem}; recovered ${recovered} records before it`);
+  } else if (tornLine) {
+    onWarning(tornTailWarning(path, line, recovered));
+  }
   if (!dec.header) {
     throw new LogFormatError(
       `${path}: no complete session header: the log is empty or was cut before its first line ended`,
@@ -103,10 +111,38 @@ export async function* readLogBatches(path: string, onWarning: (w: string) => vo
   }
 }
 
-/** Streams the records of a log file (header record first) in constant memory. */
-export async function* streamLogRecords(path: string, opts: StreamLogOptions = {}): AsyncGenerator<LogRecord> {
+/**
+ * Streams the records of a log file (header record first) in constant memory. A hand-rolled iterator
+ * over decoded batches rather than an async generator: it costs one resolved promise per record instead
+ * of a generator resumption, which matters at a million records.
+ */
+export function streamLogRecords(
+  path: string,
+  opts: StreamLogOptions = {},
+): AsyncIterableIterator<LogRecord> {
   const onWarning = opts.onWarning ?? ((w: string) => process.emitWarning(w, 'SessionLogWarning'));
-  for await (const batch of readLogBatches(path, onWarning)) yield* batch;
+  const batches = readLogBatches(path, onWarning);
+  let batch: LogRecord[] = [];
+  let i = 0;
+  const it: AsyncIterableIterator<LogRecord> = {
+    next(): Promise<IteratorResult<LogRecord>> {
+      if (i < batch.length) return Promise.resolve({ value: batch[i++]!, done: false });
+      return batches.next().then((r) => {
+        if (r.done) return { value: undefined, done: true };
+        batch = r.value;
+        i = 0;
+        return it.next();
+      });
+    },
+    async return(): Promise<IteratorResult<LogRecord>> {
+      await batches.return(undefined);
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
 }
 
 /** Reads a whole log file (gzip or plain, auto-detected): the header, every record (header first), warnings. */

@@ -1,0 +1,77 @@
+/**
+ * Refresh: keyless re-derivation of a scenario's session.jsonl and stdout.expected.jsonl from the
+ * current code. The replay plugin (ACP_SNAPSHOT_MODE=refresh) serves the recorded model answers
+ * positionally without comparing request fingerprints; when the calls no longer line up (more, fewer,
+ * or at another turn / step) refresh refuses and asks for a new recording.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TestInfo } from '@playwright/test';
+import { attachFailureArtifacts, replayFailures, unionReplayReports, unusedCallsProblem } from './compare.js';
+import { DriverError, type StepRunner } from './driver.js';
+import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
+import { machineSecrets, writeScenarioFixtures } from './record-mode.js';
+import { type RunOutcome, runFixtureScenario } from './run.js';
+import type { ScenarioPaths } from './scenarios.js';
+
+/** Options of {@link refreshScenario}. */
+export interface RefreshOptions {
+  paths: ScenarioPaths;
+  fixtures: string;
+  /** The replay command (refresh runs the agent exactly as replay does). */
+  agentCommand: readonly string[];
+  testInfo?: TestInfo;
+  step?: StepRunner;
+}
+
+/** Refreshes one scenario's fixtures; returns whether session.jsonl changed. Throws "refresh refused" on drift. */
+export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: boolean }> {
+  const { paths, testInfo } = opts;
+  const name = paths.name;
+  const before = await readFile(paths.session, 'utf8');
+  let outcome: RunOutcome;
+  try {
+    outcome = await runFixtureScenario({
+      paths,
+      mode: 'refresh',
+      agentCommand: opts.agentCommand,
+      ...(opts.step ? { step: opts.step } : {}),
+    });
+  } catch (e) {
+    if (testInfo)
+      await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result } : {});
+    throw e;
+  }
+  const problems = [...replayFailures(outcome.result.stderr, outcome.records)];
+  const unused = unusedCallsProblem(
+    name,
+    unionReplayReports(outcome.result.stderr),
+    recordedModelCalls(before, paths.session),
+  );
+  if (unused) problems.push(unused);
+  if (problems.length === 0) problems.push(...outcome.result.problems);
+  if (problems.length > 0) {
+    if (testInfo) {
+      await attachFailureArtifacts(testInfo, {
+        result: outcome.result,
+        expectedLog: before,
+        actualLog: outcome.projected.text,
+      });
+    }
+    throw new Error(
+      `${name}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${name}).\n  ${problems.join('\n  ')}`,
+    );
+  }
+  const sessionText = adoptRecordedProvider(outcome.projected.text, before);
+  await writeScenarioFixtures(
+    {
+      dir: paths.dir,
+      sidecarsDir: join(opts.fixtures, 'sidecars'),
+      sessionText,
+      stdoutText: outcome.stdoutText,
+      sidecars: outcome.projected.sidecars,
+    },
+    machineSecrets(),
+  );
+  return { changed: sessionText !== before };
+}
