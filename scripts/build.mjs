@@ -1,6 +1,6 @@
 // Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
 // session-log is external everywhere so the agent and every plugin share one copy of it at run time.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,6 +21,9 @@ await Promise.all(
       build({
         entryPoints: [join(root, e.in)],
         outfile: join(root, e.out),
+        // Written in memory, then renamed into place: an agent process starting during a rebuild
+        // (a concurrent test run) must see the old bundle or the new one, never half a file.
+        write: false,
         bundle: true,
         platform: 'node',
         format: 'esm',
@@ -32,7 +35,15 @@ await Promise.all(
         banner: {
           js: `${e.banner ? `${e.banner}\n` : ''}import { createRequire as __acpCreateRequire } from 'node:module'; const require = __acpCreateRequire(import.meta.url);`,
         },
+      }).then((result) => {
+        for (const file of result.outputFiles) {
+          mkdirSync(dirname(file.path), { recursive: true });
+          const tmp = `${file.path}.${process.pid}.tmp`;
+          writeFileSync(tmp, file.contents);
+          renameSync(tmp, file.path);
+        }
       }),
     ),
 );
-if (process.env.ACP_SNAPSHOT_BUILD_QUIET !== '1') console.error(`build: ${entries.length} bundles in ${Date.now() - started} ms`);
+if (process.env.ACP_SNAPSHOT_BUILD_QUIET !== '1')
+  console.error(`build: ${entries.length} bundles in ${Date.now() - started} ms`);

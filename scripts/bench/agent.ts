@@ -32,7 +32,8 @@ function timeAgentInitialize(env: NodeJS.ProcessEnv): Promise<number> {
     });
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (!out.includes('"id":1')) reject(new Error(`agent exited (${code}) before answering initialize:\n${err}`));
+      if (!out.includes('"id":1'))
+        reject(new Error(`agent exited (${code}) before answering initialize:\n${err}`));
     });
     child.stdout.on('data', (d) => {
       out += d;
