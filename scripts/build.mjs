@@ -25,12 +25,15 @@ await Promise.all(
         // (a concurrent test run) must see the old bundle or the new one, never half a file.
         write: false,
         bundle: true,
+        minifyWhitespace: true,
+        minifySyntax: true,
         platform: 'node',
         format: 'esm',
         target: 'node20',
         sourcemap: 'linked',
         logLevel: 'warning',
-        external: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay', './plugins/*'],
+        // zod is shared too: bundling it into every bundle made the agent evaluate it three times at start-up.
+        external: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay', './plugins/*', 'zod'],
         // Bundled CommonJS dependencies still call require(); give them one.
         banner: {
           js: `${e.banner ? `${e.banner}\n` : ''}import { createRequire as __acpCreateRequire } from 'node:module'; const require = __acpCreateRequire(import.meta.url);`,
