@@ -153,3 +153,33 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
+  replayCommand,
+}) => {
+  const names = discoverScenarios(fixturesDir());
+  test.skip(names.length === 0, 'no scenarios committed yet');
+  // Each run gets fresh roots (other generated cwd, spill and persistence paths), so equality here means the
+  // normalized wire and log do not depend on where or when a run happened.
+  const fullRun = async (): Promise<Record<string, string>> => {
+    const out: Record<string, string> = {};
+    const queue = [...names];
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const run = await runFixtureScenario({
+          paths: scenarioPaths(fixturesDir(), name),
+          mode: 'replay',
+          agentCommand: replayCommand,
+        });
+        out[`${name}/stdout`] = run.stdoutText;
+        out[`${name}/session`] = normalizeJsonlText(run.projected.text);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    return out;
+  };
+  const first = await test.step('first full run', fullRun);
+  const second = await test.step('second full run', fullRun);
+  expect(Object.keys(first).length).toBe(names.length * 2);
+  for (const key of Object.keys(first).sort()) expect(second[key], key).toBe(first[key]);
+});
