@@ -35,6 +35,28 @@ async function snapshotFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
+
+/** Replays the named committed scenarios two at a time (each run has its own roots, so they are independent). */
+async function replayCorpus(
+  names: string[],
+  replayCommand: string[],
+  onRun: (name: string, run: ScenarioRun) => void,
+): Promise<void> {
+  const queue = [...names];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const run = await runFixtureScenario({
+        paths: scenarioPaths(fixturesDir(), name),
+        mode: 'replay',
+        agentCommand: replayCommand,
+      });
+      onRun(name, run);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}
+
 test('record round trip: an emulator recording replays green and a second recording is byte-identical', async ({
   agentCommand,
   replayCommand,
@@ -80,19 +102,9 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
   process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
   try {
-    // Two at a time: each run has its own roots, so they are independent.
-    const queue = [...names];
-    const worker = async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        const run = await runFixtureScenario({
-          paths: scenarioPaths(fixturesDir(), name),
-          mode: 'replay',
-          agentCommand: replayCommand,
-        });
-        expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
-      }
-    };
-    await Promise.all([worker(), worker()]);
+    await replayCorpus(names, replayCommand, (name, run) => {
+      expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
+    });
     expect(emulator.requests).toEqual([]);
   } finally {
     if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY;
@@ -163,19 +175,10 @@ test('determinism: two full replays of the corpus give byte-identical normalized
   // normalized wire and log do not depend on where or when a run happened.
   const fullRun = async (): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
-    const queue = [...names];
-    const worker = async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        const run = await runFixtureScenario({
-          paths: scenarioPaths(fixturesDir(), name),
-          mode: 'replay',
-          agentCommand: replayCommand,
-        });
-        out[`${name}/stdout`] = run.stdoutText;
-        out[`${name}/session`] = normalizeJsonlText(run.projected.text);
-      }
-    };
-    await Promise.all([worker(), worker()]);
+    await replayCorpus(names, replayCommand, (name, run) => {
+      out[`${name}/stdout`] = run.stdoutText;
+      out[`${name}/session`] = normalizeJsonlText(run.projected.text);
+    });
     return out;
   };
   const first = await test.step('first full run', fullRun);
