@@ -16,6 +16,7 @@ import {
 } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, type Scenario } from './scenario.js';
+import { escapeRegExp, isIdentifyingUserName } from './secrets.js';
 
 /** The rules, in the order they are reported. */
 export const GUARD_RULES = [
@@ -56,17 +57,6 @@ export const ALL_ROW_KINDS_SOURCE = 'source.raw.jsonl';
 /** Storage row kinds: the header row, single-event rows and packed chunk rows. */
 export const ROW_KINDS = ['header', 'event', 'packed'] as const;
 const SIDECAR_NAME = /^[0-9a-f]{64}\.json$/;
-const COMMON_USER_NAMES = new Set([
-  'root',
-  'user',
-  'node',
-  'runner',
-  'ubuntu',
-  'admin',
-  'app',
-  'work',
-  'test',
-]);
 
 async function isDir(p: string): Promise<boolean> {
   return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
@@ -108,7 +98,6 @@ function sidecarRefs(event: SessionEvent): string[] {
 function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }> {
   const home = opts.home ?? homedir();
   const user = opts.user ?? safeUser();
-  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const out: Array<{ re: RegExp; what: string }> = [
     { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
     { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
@@ -116,12 +105,13 @@ function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }>
     { re: /(?:^|[^A-Za-z0-9_{}])\/(?:home|Users)\/[A-Za-z0-9._-]+/, what: 'a real home directory path' },
   ];
   if (home && home.length > 1 && home !== '/')
-    out.push({ re: new RegExp(esc(home)), what: 'the real home directory' });
-  if (user && user.length >= 3 && !COMMON_USER_NAMES.has(user.toLowerCase())) {
-    out.push({ re: new RegExp(`\\b${esc(user)}\\b`), what: 'the user name' });
+    out.push({ re: new RegExp(escapeRegExp(home)), what: 'the real home directory' });
+  if (isIdentifyingUserName(user)) {
+    out.push({ re: new RegExp(`\\b${escapeRegExp(user)}\\b`), what: 'the user name' });
   }
   const values = opts.secretValues ?? (process.env.DEEPSEEK_API_KEY ? [process.env.DEEPSEEK_API_KEY] : []);
-  for (const v of values) if (v.length >= 8) out.push({ re: new RegExp(esc(v)), what: 'the API key value' });
+  for (const v of values)
+    if (v.length >= 8) out.push({ re: new RegExp(escapeRegExp(v)), what: 'the API key value' });
   return out;
 }
 

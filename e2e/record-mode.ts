@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { escapeRegExp, isIdentifyingUserName } from './secrets.js';
 
 /** The model endpoint a recording uses. */
 export type RecordTarget =
@@ -87,19 +88,6 @@ export function machineSecrets(apiKey?: string): ScrubSecrets {
   return s;
 }
 
-const COMMON_USER_NAMES = new Set([
-  'root',
-  'user',
-  'node',
-  'runner',
-  'ubuntu',
-  'admin',
-  'app',
-  'work',
-  'test',
-]);
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Removes secrets from text bound for disk: key values, bearer tokens and authorization headers,
  * sk-style keys, the real home directory and the user name.
@@ -111,11 +99,11 @@ export function scrubSecrets(text: string, secrets: ScrubSecrets): string {
   out = out.replace(/("authorization"\s*:\s*")[^"]*(")/gi, '$1[redacted]$2');
   out = out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, 'sk-[redacted]');
   if (secrets.home && secrets.home.length > 1 && secrets.home !== '/') {
-    out = out.replace(new RegExp(`${esc(secrets.home)}(?![A-Za-z0-9._-])`, 'g'), '{{realHome}}');
+    out = out.replace(new RegExp(`${escapeRegExp(secrets.home)}(?![A-Za-z0-9._-])`, 'g'), '{{realHome}}');
   }
   const user = secrets.user;
-  if (user && user.length >= 3 && !COMMON_USER_NAMES.has(user.toLowerCase())) {
-    out = out.replace(new RegExp(`\\b${esc(user)}\\b`, 'g'), '{{user}}');
+  if (isIdentifyingUserName(user)) {
+    out = out.replace(new RegExp(`\\b${escapeRegExp(user)}\\b`, 'g'), '{{user}}');
   }
   return out;
 }
