@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { ALL_CHECKS } from './checks/index.js';
 import { type AgentTarget, runCheck } from './runner.js';
-import { ourAgentBuilt, ourAgentTarget, sdkExampleTarget } from './targets.js';
+import { ourAgentBuilt, ourAgentReplayTarget, ourAgentTarget, sdkExampleTarget } from './targets.js';
 
 interface Suite {
   target: () => AgentTarget;
@@ -13,6 +13,9 @@ interface Suite {
   /** Set when the suite cannot run at all (and why). */
   unavailable?: () => string | undefined;
 }
+
+const agentMissing = () =>
+  ourAgentBuilt() ? undefined : 'agent/dist/main.js does not exist: run `npm run build` first';
 
 const SUITES: Record<string, Suite> = {
   'sdk-1.9-example': {
@@ -25,11 +28,17 @@ const SUITES: Record<string, Suite> = {
         'abort signal, so the prompt ends `end_turn` instead of `cancelled`',
     },
   },
-  'acp-snapshot-agent': {
+  // Keyless: the replay overlay, with each check's model turns served by llm-replay from an override.
+  'acp-snapshot-agent (replay)': {
+    target: ourAgentReplayTarget,
+    expectedFailures: {},
+    unavailable: agentMissing,
+  },
+  // The live model path: the record overlay and the openai-compatible plugin against the local emulator.
+  'acp-snapshot-agent (record, emulator)': {
     target: ourAgentTarget,
     expectedFailures: {},
-    unavailable: () =>
-      ourAgentBuilt() ? undefined : 'agent/dist/main.js does not exist: run `npm run build` first',
+    unavailable: agentMissing,
   },
 };
 

@@ -2,6 +2,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  buildHeader,
+  finishChunk,
+  makeRecords,
+  type StreamChunk,
+  serializeLog,
+  textChunk,
+} from '@acp-snapshot/session-log';
 import { startEmulator } from '../../scripts/emulator/server.js';
 import type { TurnKind } from './check.js';
 import type { AgentTarget, PrepareInput } from './runner.js';
@@ -100,6 +108,79 @@ export function ourAgentTarget(): AgentTarget {
         },
         dispose: () => emulator.close(),
       };
+    },
+  };
+}
+
+/** replay.override.json calls that make the replayed model behave as each kind of turn asks (no emulator). */
+const TURN_OVERRIDES: Record<TurnKind, unknown[]> = {
+  simple: [{ kind: 'chunks', chunks: [textChunk('Hello from the conformance model.'), finishChunk('stop')] }],
+  // Streams a little text, then never answers until the agent aborts the call (a cancelled turn).
+  slow: [{ kind: 'hang', chunks: [textChunk('Counting slowly: one, '), textChunk('two, ')] }],
+  permission: [
+    {
+      kind: 'chunks',
+      chunks: [
+        ...toolCallChunks('write_file', { path: 'conformance.txt', content: 'ok\n' }),
+        finishChunk('tool_calls'),
+      ],
+    },
+    { kind: 'chunks', chunks: [textChunk('The file is written.'), finishChunk('stop')] },
+  ],
+  file: [
+    {
+      kind: 'chunks',
+      chunks: [...toolCallChunks('read_file', { path: 'README.md' }), finishChunk('tool_calls')],
+    },
+    { kind: 'chunks', chunks: [textChunk('The README is one line long.'), finishChunk('stop')] },
+  ],
+};
+
+function toolCallChunks(name: string, args: Record<string, unknown>): StreamChunk[] {
+  return [
+    { type: 'tool_call_start', index: 0, id: 'call_0', name },
+    { type: 'tool_call_args', index: 0, delta: JSON.stringify(args) },
+  ];
+}
+
+/** The override calls for a check's turns, in order (served positionally, no request expectations). */
+export function overrideCalls(turns: readonly TurnKind[]): unknown[] {
+  return turns.flatMap((kind) => TURN_OVERRIDES[kind]);
+}
+
+/**
+ * Our agent with its replay overlay (`agent/overlays/replay.json`), keyless and without any model: the
+ * check's turns are served by llm-replay from a replay.override.json written per check, next to a
+ * header-only fixture (the overlay requires one).
+ */
+export function ourAgentReplayTarget(): AgentTarget {
+  return {
+    name: 'acp-snapshot-agent (replay)',
+    command: process.execPath,
+    args: [OUR_AGENT, '--overlay', join(REPO_ROOT, 'agent', 'overlays', 'replay.json')],
+    async prepare({ checkId, root, cwd, turns }: PrepareInput) {
+      writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
+      const persist = join(root, 'persist');
+      const spill = join(root, 'spill');
+      mkdirSync(persist, { recursive: true });
+      mkdirSync(spill, { recursive: true });
+      const fixture = join(root, 'session.jsonl');
+      writeFileSync(fixture, serializeLog(makeRecords([buildHeader({ cwd: '{{cwd}}' })])));
+      const env: Record<string, string | undefined> = {
+        ...baseEnv(root),
+        ACP_SNAPSHOT_MODE: 'replay',
+        ACP_SNAPSHOT_SCENARIO: `conformance-${checkId}`,
+        ACP_SNAPSHOT_FIXTURE: fixture,
+        ACP_SNAPSHOT_PERSIST_ROOT: persist,
+        ACP_SNAPSHOT_SPILL_ROOT: spill,
+      };
+      if (turns.length > 0) {
+        const override = join(root, 'replay.override.json');
+        const description = `conformance check ${checkId}`;
+        writeFileSync(override, JSON.stringify({ description, calls: overrideCalls(turns) }, null, 2));
+        env.ACP_SNAPSHOT_OVERRIDE = override;
+      }
+      return { env, dispose: async () => {} };
     },
   };
 }
