@@ -11,6 +11,7 @@ import {
 import { Conversation } from './conversation.js';
 import { createFileAccess } from './file-access.js';
 import { historyUpdates } from './history-replay.js';
+import { uncommittedAnswer } from './interrupted-turn.js';
 import { type AgentServices, requestShapingConfig } from './services.js';
 import { AgentSession, type SessionClient } from './session.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -122,7 +123,8 @@ export class AcpAgent {
 
   /**
    * Rebuilds a persisted session, shows its history as session/update notifications, then marks the
-   * resume in the log. A turn the previous process never ended (crash, kill) is closed as an error first.
+   * resume in the log. A turn the previous process never ended (crash, kill) is closed as an error, after
+   * committing the answer it was streaming (what the user saw).
    */
   private async loadSession(sessionId: string, cwd: string, client: AgentContext): Promise<void> {
     const { store, config, tools, log } = this.services;
@@ -150,6 +152,13 @@ export class AcpAgent {
     await session.record({ type: 'boundary', kind: 'resume' });
     const open = conversation.openTurn;
     if (open !== undefined) {
+      const partial = uncommittedAnswer(body, open);
+      if (partial) {
+        const committed = { type: 'message/committed' as const, turn: open, message: partial };
+        await session.record(committed);
+        for (const update of historyUpdates([{ event: committed }], tools, cwd))
+          await session.client.update(update);
+      }
       const note = 'Not finished: the agent stopped before this tool call finished.';
       let step = 1;
       for (const { event } of body) if ('step' in event && event.turn === open) step = event.step;

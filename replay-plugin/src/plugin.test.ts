@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import {
   fingerprintRequest,
   finishChunk,
-  isLlmAbortError,
   isLlmProviderError,
   type LlmPlugin,
   makeRecords,
@@ -207,34 +206,6 @@ function overrideFile(calls: unknown[]): string {
   writeFileSync(file, JSON.stringify({ calls }));
   return file;
 }
-
-test('hang: prefix chunks, then nothing until the signal aborts, then LlmAbortError', async () => {
-  const fixture = writeLog(tempDir(), new Recording().events);
-  const override = overrideFile([{ kind: 'hang', chunks: [{ type: 'text', text: 'thinking about' }] }]);
-  const { plugin: p, lines } = await plugin({ fixture, override });
-  const abort = new AbortController();
-  const live = new Recording().user(1, 'hi');
-  const it = p
-    .stream(live.request(), {
-      signal: abort.signal,
-      turn: 1,
-      step: 1,
-      fingerprint: fingerprintRequest(live.request()),
-    })
-    [Symbol.asyncIterator]();
-  expect((await it.next()).value).toEqual(textChunk('thinking about'));
-  let settled = false;
-  const pending = it.next().finally(() => {
-    settled = true;
-  });
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  expect(settled).toBe(false);
-  abort.abort();
-  const err = await rejection(pending);
-  expect(isLlmAbortError(err)).toBe(true);
-  await p.close!();
-  expect(lines).toEqual(['llm-replay: {"scenario":"hello","consumed":[1],"total":1}']);
-});
 
 test('throw: prefix chunks then the provider error with the recorded code, status and message', async () => {
   const override = overrideFile([

@@ -126,6 +126,18 @@ test('background jobs end with the command instead of holding the call open', as
   await expect.poll(() => isAlive(bg)).toBe(false);
 });
 
+test('the orphan watchdog is invisible: $0, fd 3, wait, jobs and the exit status are a plain bash -c', async () => {
+  const out = await tool.run(
+    {
+      command:
+        'echo "$0"; [ -e /dev/fd/3 ] && echo fd3-open || echo fd3-closed; sleep 0.05 & wait; echo "jobs: $(jobs -p | wc -l)"; exit 4',
+      timeout_ms: 10_000,
+    },
+    ws.ctx,
+  );
+  expect(out.output).toBe('/bin/bash\nfd3-closed\njobs: 0\n[exit code: 4]');
+});
+
 test('stdin is empty, so reading commands do not hang', async () => {
   const out = await tool.run({ command: 'cat; echo after' }, ws.ctx);
   expect(out.output).toBe('after\n[exit code: 0]');

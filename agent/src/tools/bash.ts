@@ -8,6 +8,20 @@ import type { ToolDefinition } from './types.js';
 
 const MAX_TIMEOUT_MS = 30 * 60 * 1000;
 
+/**
+ * The command's process group must not outlive the agent, however the agent dies: Node has no
+ * PR_SET_PDEATHSIG, and a SIGKILL runs no exit handler. So the group carries a watchdog: fd 3 of the
+ * shell is one end of a socket whose other end only the agent holds (Node opens its own fds
+ * close-on-exec, so no other child inherits it). A background `read` on fd 3 returns only at end of
+ * file, which the kernel delivers when the agent's end closes, i.e. when the agent is gone, and the
+ * watchdog then kills its whole group. The command itself runs in a fresh bash exec'd in the group
+ * leader's place, without fd 3 and without the watchdog in its job table, so its `$0`, `$!`, `wait`,
+ * `jobs` and exit status are what a plain `bash -c COMMAND` gives. When the shell exits normally, the
+ * group (watchdog included) is ended by `killGroup` below, as before.
+ */
+const WATCHDOG =
+  '(read -r -u 3 _; kill -KILL 0) </dev/null >/dev/null 2>&1 & exec 3<&- && exec /bin/bash -c "$1"';
+
 const Args = z.object({
   command: z.string().min(1).describe('Shell command line, run with /bin/bash -c in the working directory.'),
   timeout_ms: z
@@ -58,11 +72,12 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
       if (ctx.signal.aborted) return failure('Cancelled: the command was not started.');
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
-      const subprocess = execa('/bin/bash', ['-c', command], {
+      const subprocess = execa('/bin/bash', ['-c', WATCHDOG, 'bash', command], {
         cwd: ctx.cwd,
         env,
         extendEnv: false,
-        stdin: 'ignore',
+        // fd 3 is the watchdog's lifeline to the agent (see WATCHDOG); nothing is ever written to it.
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
         all: true,
         reject: false,
         detached: true,
