@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { RequestFingerprint, StreamChunk } from '@acp-snapshot/session-log';
+import { CLIP_LENGTH, clipText, RequestFingerprint, StreamChunk } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import type { ExpectedCall, ReplayEntry } from './script.js';
 
@@ -135,14 +135,15 @@ export function parseOverride(text: string, file: string): ReplayEntry[] {
       .slice(0, 5)
       .map(
         (issue) =>
-          `  ${
+          // Clipped: a megabyte-long unknown key must not make a megabyte message.
+          `  ${clipText(
             issue.path.length
               ? issue.path
                   .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
                   .join('')
                   .replace(/^\./, '')
-              : '(root)'
-          }: ${issue.message}`,
+              : '(root)',
+          )}: ${clipText(issue.message, 2 * CLIP_LENGTH)}`,
       )
       .join('\n');
     throw new ReplayOverrideError(

@@ -1,6 +1,8 @@
 // The codec: logical records <-> storage rows <-> JSONL text. Pure: no files, no I/O policy.
 // One canonical form (see README "Canonical form"): maximal packing of chunk runs, fixed key order.
 import type { z } from 'zod';
+import { CLIP_LENGTH, clipText, quoteValue } from './clip.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.js';
 import {
   LOG_FORMAT,
   LOG_FORMAT_VERSION,
@@ -61,12 +63,14 @@ function formatError(
   hint = FIX_HINT,
 ): LogFormatError {
   const what = kind ? `${kind} row` : 'row';
+  // Paths and problems may quote the row (an unknown key, a wrong format string): clip hostile sizes.
+  const at = clipText(path);
   return new LogFormatError(
-    `${file}:${line}: bad ${what} at ${path}: ${problem}. ${hint}`,
+    `${file}:${line}: bad ${what} at ${at}: ${clipText(problem, 2 * CLIP_LENGTH)}. ${hint}`,
     file,
     line,
     kind,
-    path,
+    at,
   );
 }
 
@@ -262,7 +266,7 @@ export class RowDecoder {
         line,
         'header',
         'format',
-        `format is ${JSON.stringify(r!.format)}, expected "${LOG_FORMAT}"`,
+        `format is ${quoteValue(r!.format)}, expected "${LOG_FORMAT}"`,
         'This is not an acp-snapshot session log',
       );
     }
@@ -272,8 +276,19 @@ export class RowDecoder {
         line,
         'header',
         'version',
-        `format version ${JSON.stringify(r!.version)} is not the version this reader understands (${LOG_FORMAT_VERSION})`,
+        `format version ${quoteValue(r!.version)} is not the version this reader understands (${LOG_FORMAT_VERSION})`,
         'Read it with the @acp-snapshot/session-log release that wrote it, or re-record the session',
+      );
+    }
+    // The header holds free-form JSON (config, tool parameters): a log that nests deeper could be read but
+    // never written back (serializing overflows the stack).
+    if (nestsDeeperThan(row)) {
+      throw formatError(
+        this.file,
+        line,
+        'header',
+        '(row)',
+        `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
       );
     }
     const res = HeaderRow.safeParse(row);

@@ -1,0 +1,94 @@
+// Fuzzing input.json: committed scenarios with one field mutated, and hostile bytes on disk (see TESTING.md).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import {
+  applyByteMutation,
+  applyMutation,
+  bigHostile,
+  bigLineMutation,
+  byteMutation,
+  expectParserOutcome,
+  mutatedDoc,
+  type Outcome,
+  outcome,
+  smallHostile,
+} from '../session-log/src/hostile.js';
+import { loadScenario, parseScenario, type Scenario, ScenarioError } from './scenario.js';
+import { fixturesDir } from './scenarios.js';
+
+const dir = join(fixturesDir(), 'scenarios');
+/** Every committed input.json, as seeds. */
+const seeds = readdirSync(dir)
+  .map((name) => join(dir, name, 'input.json'))
+  .filter((file) => existsSync(file))
+  .map((file) => ({ file, bytes: readFileSync(file) }));
+const docs = seeds.map((s) => JSON.parse(s.bytes.toString()) as unknown);
+
+/** A parsed scenario is a fixed point: parsing it again gives it back (defaults applied once). */
+function checkScenario(o: Outcome<Scenario>, file: string): void {
+  if (o.ok) expect(parseScenario(o.value, file)).toEqual(o.value);
+  else
+    expect((o.error as Error).message).toMatch(
+      /: (invalid scenario\n {2}\S|not valid JSON \(|cannot read \()/,
+    );
+}
+
+test('parseScenario: committed scenarios with one field mutated parse or fail naming the file and field', async () => {
+  await fc.assert(
+    fc.asyncProperty(mutatedDoc(docs, smallHostile), async ({ seed, mutation }) => {
+      const file = `fuzz/${seed}/input.json`;
+      const o = await outcome(() => parseScenario(applyMutation(docs[seed], mutation), file));
+      expectParserOutcome(o, ScenarioError, [file]);
+      checkScenario(o, file);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('parseScenario: a 1-16 MB string (value or key) or a 10^4-10^5 deep value fails readably, in bounded time and memory', async () => {
+  await fc.assert(
+    fc.asyncProperty(mutatedDoc(docs, bigHostile), async ({ seed, mutation }) => {
+      const file = `fuzz/${seed}/input.json`;
+      const o = await outcome(() => parseScenario(applyMutation(docs[seed], mutation), file));
+      expectParserOutcome(o, ScenarioError, [file]);
+      checkScenario(o, file);
+    }),
+    { numRuns: 16 },
+  );
+});
+
+test('parseScenario: ten thousand bad steps give a short message listing the first issues', async () => {
+  const steps = Array.from({ length: 10_000 }, () => ({ op: 'jump' }));
+  const o = await outcome(() => parseScenario({ description: 'd', steps }, 'many/input.json'));
+  expectParserOutcome(o, ScenarioError, ['many/input.json', 'steps[0].op', '... and 9990 more']);
+});
+
+let tmp: string;
+test.beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'scenario-fuzz-'));
+});
+test.afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+test('loadScenario: hostile bytes on disk (truncation, BOM, CRLF, NUL, bad UTF-8, garbage, huge or deep lines) load or fail naming the file', async () => {
+  let n = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat({ max: seeds.length - 1 }),
+      fc.oneof({ weight: 50, arbitrary: byteMutation }, { weight: 1, arbitrary: bigLineMutation }),
+      async (seed, m) => {
+        const file = join(tmp, `${n++}.json`);
+        await writeFile(file, applyByteMutation(seeds[seed]!.bytes, m));
+        const o = await outcome(() => loadScenario(file));
+        expectParserOutcome(o, ScenarioError, [file]);
+        checkScenario(o, file);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});

@@ -1,0 +1,82 @@
+// Fuzzing replay.override.json: committed overrides with one field mutated, hostile texts and bytes (see TESTING.md).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import {
+  applyByteMutation,
+  bigHostile,
+  bigLineMutation,
+  byteMutation,
+  expectParserOutcome,
+  mutatedDoc,
+  mutatedJsonText,
+  outcome,
+  smallHostile,
+} from '../../session-log/src/hostile.js';
+import { loadOverride, parseOverride, ReplayOverrideError } from './override.js';
+
+const repo = join(import.meta.dirname, '..', '..');
+const scenarios = join(repo, 'fixtures', 'scenarios');
+/** Every committed replay.override.json and the README example, as seeds. */
+const texts = [
+  ...readdirSync(scenarios)
+    .map((name) => join(scenarios, name, 'replay.override.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => readFileSync(file, 'utf8')),
+  /```json replay\.override\.json\n([\s\S]*?)```/.exec(
+    readFileSync(join(repo, 'replay-plugin', 'README.md'), 'utf8'),
+  )![1]!,
+];
+const docs = texts.map((t) => JSON.parse(t) as unknown);
+
+test('parseOverride: committed overrides with one field mutated parse or fail naming the file and field', async () => {
+  expect(docs.length).toBeGreaterThanOrEqual(4);
+  await fc.assert(
+    fc.asyncProperty(mutatedDoc(docs, smallHostile), async ({ seed, mutation }) => {
+      const file = `fuzz/${seed}/replay.override.json`;
+      const o = await outcome(() => parseOverride(mutatedJsonText(docs[seed], mutation), file));
+      expectParserOutcome(o, ReplayOverrideError, [file]);
+      if (o.ok) expect(o.value!.length).toBeGreaterThan(0);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('parseOverride: a 1-16 MB string (value or key) or a 10^4-10^5 deep value fails readably, in bounded time and memory', async () => {
+  await fc.assert(
+    fc.asyncProperty(mutatedDoc(docs, bigHostile), async ({ seed, mutation }) => {
+      const file = `fuzz/${seed}/replay.override.json`;
+      const o = await outcome(() => parseOverride(mutatedJsonText(docs[seed], mutation), file));
+      expectParserOutcome(o, ReplayOverrideError, [file]);
+    }),
+    { numRuns: 16 },
+  );
+});
+
+let tmp: string;
+test.beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'override-fuzz-'));
+});
+test.afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+test('loadOverride: hostile bytes on disk (truncation, BOM, CRLF, NUL, bad UTF-8, garbage, huge or deep lines) load or fail naming the file', async () => {
+  let n = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat({ max: texts.length - 1 }),
+      fc.oneof({ weight: 50, arbitrary: byteMutation }, { weight: 1, arbitrary: bigLineMutation }),
+      async (seed, m) => {
+        const file = join(tmp, `${n++}.json`);
+        await writeFile(file, applyByteMutation(Buffer.from(texts[seed]!), m));
+        const o = await outcome(() => loadOverride(file));
+        expectParserOutcome(o, ReplayOverrideError, [file]);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
