@@ -13,6 +13,16 @@ const agent = (overlay: string) => [
   join(REPO_ROOT, 'agent/overlays', overlay),
 ];
 
+/**
+ * Other agents a scenario may run with `"agent": NAME` in its input.json, by command line only; one
+ * command serves every mode (the agent reads ACP_SNAPSHOT_MODE). Scenarios naming no agent run the
+ * project's `agentCommand` (our agent with the mode's overlay).
+ */
+const agents: Record<string, string[]> = {
+  // The ACP SDK 1.9 example agent (aliased devDependency): calls no model and persists no log.
+  'sdk-example': [process.execPath, join(REPO_ROOT, 'node_modules/acp-sdk-example/dist/examples/agent.js')],
+};
+
 /** stdout.expected.jsonl of a scenario is the snapshot `toMatchSnapshot([NAME, 'stdout.expected.jsonl'])`. */
 const stdoutSnapshots = `${fixturesDir()}/scenarios/{arg}{ext}`;
 
@@ -35,7 +45,7 @@ export default defineConfig<SnapshotOptions>({
     ['json', { outputFile: 'test-results/report.json' }],
     ...(CI ? ([['blob', { outputDir: 'blob-report' }]] as const) : []),
   ],
-  use: { trace: 'retain-on-failure' },
+  use: { trace: 'retain-on-failure', agents },
   projects: [
     // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
     {
@@ -58,6 +68,15 @@ export default defineConfig<SnapshotOptions>({
       testIgnore: ['**/node_modules/**'],
     },
     { name: 'guards', testDir: './e2e', testMatch: 'guards.spec.ts' },
+    {
+      // The failure catalog (e2e/failures/catalog.ts) through the full harness, against the replay agent.
+      name: 'failures',
+      default: false,
+      testDir: './e2e/failures',
+      testMatch: 'harness.spec.ts',
+      timeout: 30_000,
+      use: { agentCommand: agent('replay.json') },
+    },
     {
       name: 'replay',
       testDir: './e2e',

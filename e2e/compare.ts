@@ -122,6 +122,16 @@ export function replayFailures(
   return out;
 }
 
+/** The failure message of a scenario whose model calls replay could not serve (drift, exhausted script...). */
+export function replayFailureMessage(name: string, failures: readonly string[]): string {
+  const hint = `npx playwright test --project=refresh -g ${name}`;
+  const text = failures.join('\n');
+  return (
+    `${name}: replay could not serve the agent's model calls from the recording:\n${text}` +
+    (text.includes(hint) ? '' : `\nIf the change is intended, run \`${hint}\`.`)
+  );
+}
+
 /** The JSON Patch from the first differing event of the expected log to the actual one. */
 export function firstEventPatch(
   expected: string,

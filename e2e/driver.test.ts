@@ -42,6 +42,7 @@ test('drives the SDK example agent: permission allowed, raw stdout kept line for
   expect(r.problems).toEqual([]);
   expect(r.exits).toEqual([0]);
   expect(r.sessionId).toMatch(/^[0-9a-f]{32}$/);
+  expect(r.agentInfo).toBeUndefined(); // the example's initialize result carries none
   const msgs = r.stdout.map((l) => JSON.parse(l.text));
   expect(msgs[0]).toEqual({
     jsonrpc: '2.0',
@@ -117,6 +118,7 @@ test('the agent gets only the contract environment', async () => {
       'TZ',
     ]),
   );
+  expect(r.agentInfo).toEqual({ name: 'fake-agent', version: '1.0.0' });
   expect(env.HOME).toBe(roots.home);
   expect(env.TZ).toBe('UTC');
   expect(env.DEEPSEEK_API_KEY).toBeUndefined();
@@ -165,11 +167,12 @@ test('a missing agent binary fails with "agent command not found"', async () => 
 });
 
 test('a timeout kills the whole process group', async () => {
+  // The budget covers the fake agent's start and initialize too, so it leaves room for a loaded machine.
   const err = await runScenario(
-    options(fakeAgent('hang'), { steps: [...start, { op: 'prompt', text: 'x' }], timeoutMs: 1500 }),
+    options(fakeAgent('hang'), { steps: [...start, { op: 'prompt', text: 'x' }], timeoutMs: 4000 }),
   ).catch((e) => e);
   expect(err.message).toBe(
-    `driver-test: timed out after 1500 ms during step 3 (session/prompt "x"); the agent's process group was killed (raise "timeoutMs" in input.json if the scenario is legitimately slow)`,
+    `driver-test: timed out after 4000 ms during step 3 (session/prompt "x"); the agent's process group was killed (raise "timeoutMs" in input.json if the scenario is legitimately slow)`,
   );
   const text = (err as DriverError).result.stdout.map((l) => l.text).join('\n');
   const pid = Number(/grandchild (\d+)/.exec(text)?.[1]);

@@ -5,12 +5,23 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { clipText, nestsDeeperThan } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { execa, type ResultPromise } from 'execa';
+import { MAX_NORMALIZE_DEPTH } from './normalize.js';
 import type { PermissionAnswer, Scenario, Step } from './scenario.js';
 
 /** Wraps one exchange for reporting (Playwright's `test.step` in specs). */
 export type StepRunner = <T>(title: string, body: () => Promise<T>) => Promise<T>;
+
+/** The longest stdout line read (the SDK's own default message limit). */
+const MAX_LINE_BYTES = 32 * 2 ** 20;
+
+/** Longest stderr line quoted in a failure message. */
+const STDERR_LINE_CHARS = 2000;
+
+/** Driver failures caused by what the agent wrote to stdout (they name the line). */
+const STDOUT_VIOLATION = /non-JSON line to stdout|stdout line nested deeper|stdout line over/;
 
 /** One line the agent wrote to stdout, and which agent process (0-based) wrote it. */
 export interface StdoutLine {
@@ -26,6 +37,8 @@ export interface DriverResult {
   stderr: string[];
   /** The session id returned by session/new. */
   sessionId?: string;
+  /** The agent's name and version from its initialize result (`agentInfo`), when it gave them. */
+  agentInfo?: { name: string; version: string };
   /** Exit code (or signal name) of each process. */
   exits: Array<number | string | null>;
   /** Wall time from spawn to exit of each process, in ms. */
@@ -37,6 +50,8 @@ export interface DriverResult {
 /** The driver could not run the scenario to its end; `result` holds what was observed so far. */
 export class DriverError extends Error {
   override name = 'DriverError';
+  /** The agent's persisted log as it was on disk after the failure (raw text; set by the run that harvested it). */
+  rawLog?: string;
   constructor(
     message: string,
     readonly result: DriverResult,
@@ -177,18 +192,27 @@ class AgentProcess {
   /** Taps stdout: keeps each line, fails on non-JSON, forwards the bytes to the SDK client. */
   connect(): void {
     const stdout = this.child.stdout!;
-    let pending: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+    // The unterminated line so far, as received (one concat per line: a 16 MB line is not copied per chunk).
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let overflowed = false;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
+    // Set once the SDK cancels its input (after a failure of its own): enqueueing or closing then throws.
+    let inputDone = false;
     const input = new ReadableStream<Uint8Array>({
       start: (c) => {
         controller = c;
+      },
+      cancel: () => {
+        inputDone = true;
       },
     });
     const take = (bytes: Buffer<ArrayBufferLike>) => {
       const text = bytes.toString('utf8');
       this.lines.push({ text, process: this.index });
+      let message: unknown;
       try {
-        JSON.parse(text);
+        message = JSON.parse(text);
       } catch {
         this.breakWith(
           new Error(
@@ -197,21 +221,46 @@ class AgentProcess {
         );
         return;
       }
-      controller.enqueue(new Uint8Array(Buffer.concat([bytes, Buffer.from('\n')])));
+      // The SDK would overflow its stack on it (a RangeError, no line named); normalization refuses it too.
+      if (nestsDeeperThan(message)) {
+        this.breakWith(
+          new Error(
+            `agent wrote a stdout line nested deeper than ${MAX_NORMALIZE_DEPTH} levels (process ${this.index + 1}, stdout line ${this.lines.length}); ACP messages nest a few levels.`,
+          ),
+        );
+        return;
+      }
+      if (!inputDone) controller.enqueue(new Uint8Array(Buffer.concat([bytes, Buffer.from('\n')])));
     };
     stdout.on('data', (chunk: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      let nl = pending.indexOf(10);
-      while (nl >= 0) {
-        take(pending.subarray(0, nl));
-        pending = pending.subarray(nl + 1);
-        nl = pending.indexOf(10);
+      if (overflowed) return;
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        const part = chunk.subarray(start, nl);
+        take(pending.length ? Buffer.concat([...pending, part]) : part);
+        pending = [];
+        pendingBytes = 0;
+        start = nl + 1;
+      }
+      if (start === chunk.length) return;
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_LINE_BYTES) {
+        // Memory stays bounded whatever the agent writes; the process is killed on this failure.
+        overflowed = true;
+        pending = [];
+        this.breakWith(
+          new Error(
+            `agent wrote a stdout line over ${MAX_LINE_BYTES / 2 ** 20} MB without a newline (process ${this.index + 1}, stdout line ${this.lines.length + 1}); ACP messages are newline-delimited.`,
+          ),
+        );
       }
     });
     stdout.on('end', () => {
-      if (pending.length) take(pending);
-      pending = Buffer.alloc(0);
-      controller.close();
+      if (pending.length) take(Buffer.concat(pending));
+      pending = [];
+      if (!inputDone) controller.close();
+      inputDone = true;
     });
     const stdin = this.child.stdin!;
     const output = new WritableStream<Uint8Array>({
@@ -230,7 +279,12 @@ class AgentProcess {
 
   /** Why the process is gone: its exit code and the end of its stderr. */
   exitMessage(): string {
-    const lines = this.stderr.trimEnd().split('\n');
+    // Clipped, but long enough for a real error line (a path, a row, the fix): an agent may write a
+    // megabyte-long stderr line.
+    const lines = this.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => clipText(l, STDERR_LINE_CHARS));
     // The error line of a Node crash sits above its stack: show it, then the last lines.
     const errorLine = lines.findLast((l) => /^\w*Error\b|^Error:|^\S+Error:/.test(l));
     const last = lines.slice(-5);
@@ -310,6 +364,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   const processes: AgentProcess[] = [];
   const problems: string[] = [];
   let sessionId: string | undefined;
+  let agentInfo: DriverResult['agentInfo'];
   let permissionIndex = 0;
   let watch: PromptWatch | undefined;
   let current: AgentProcess | undefined;
@@ -323,6 +378,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       problems,
     };
     if (sessionId !== undefined) r.sessionId = sessionId;
+    if (agentInfo) r.agentInfo = agentInfo;
     return r;
   };
 
@@ -432,15 +488,18 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       await step(describeStep(s, i), async () => {
         const agent = current!.connection.agent;
         switch (s.op) {
-          case 'initialize':
-            await guard(
+          case 'initialize': {
+            // The SDK leaves the initialize result untyped on the client side; its schema type is this.
+            const r: acp.InitializeResponse = await guard(
               agent.request('initialize', {
                 protocolVersion: s.protocolVersion,
                 clientCapabilities: scenario.clientCapabilities,
                 clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
               }),
             );
+            if (r.agentInfo) agentInfo = { name: r.agentInfo.name, version: r.agentInfo.version };
             return;
+          }
           case 'new_session': {
             const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
             sessionId = r.sessionId;
@@ -502,9 +561,11 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     // The SDK reports a dead peer as a closed connection before the exit event: give the exit a moment
     // to arrive so the failure names the crash (exit code, stderr) rather than the closed pipe.
     const answered = e instanceof acp.RequestError;
-    if (current && !answered && !/timed out after|non-JSON line/.test((e as Error).message))
+    // A broken stdout line is the cause even when the agent exits right after writing it.
+    const violation = !answered && STDOUT_VIOLATION.test((e as Error).message);
+    if (current && !answered && !violation && !/timed out after/.test((e as Error).message))
       await current.exitsWithin(2000);
-    const crash = processes.find((p) => p.crashed);
+    const crash = violation ? undefined : processes.find((p) => p.crashed);
     for (const p of processes) p.kill();
     await Promise.all(processes.map((p) => p.exited));
     const message = crash

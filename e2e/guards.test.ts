@@ -215,3 +215,15 @@ test('secrets: key patterns, real home paths and the user name are rejected', as
     'fixtures/scenarios/hello/workspace/notes.md:5: contains the API key value; scrub it (record mode scrubs automatically) and re-record',
   ]);
 });
+
+test('secrets: a home path of a generic user name (/home/user) is not a real home path', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await mkdir(join(s, 'workspace'));
+  await writeFile(
+    join(s, 'workspace', 'notes.md'),
+    'edit /home/user/project/config.json\nsee /Users/runner/x\nbut /home/username/x\n',
+  );
+  expect(await messages('secrets')).toEqual([
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; scrub it (record mode scrubs automatically) and re-record',
+  ]);
+});

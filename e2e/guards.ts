@@ -16,7 +16,7 @@ import {
 } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, type Scenario } from './scenario.js';
-import { escapeRegExp, isIdentifyingUserName } from './secrets.js';
+import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from './secrets.js';
 
 /** The rules, in the order they are reported. */
 export const GUARD_RULES = [
@@ -102,7 +102,14 @@ function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }>
     { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
     { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
     { re: /"authorization"\s*:/i, what: 'an authorization header' },
-    { re: /(?:^|[^A-Za-z0-9_{}])\/(?:home|Users)\/[A-Za-z0-9._-]+/, what: 'a real home directory path' },
+    // `/home/user/...` and the like identify nobody (the SDK example agent prints one); the machine's
+    // own home is still caught below even when its user name is a common one.
+    {
+      re: new RegExp(
+        `(?:^|[^A-Za-z0-9_{}])/(?:home|Users)/(?!(?:${[...COMMON_USER_NAMES].join('|')})(?![A-Za-z0-9._-]))[A-Za-z0-9._-]+`,
+      ),
+      what: 'a real home directory path',
+    },
   ];
   if (home && home.length > 1 && home !== '/')
     out.push({ re: new RegExp(escapeRegExp(home)), what: 'the real home directory' });

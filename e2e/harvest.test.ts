@@ -11,7 +11,13 @@ import {
   textChunk,
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { adoptRecordedProvider, harvestLog, projectHarvested, recordedModelCalls } from './harvest.js';
+import {
+  adoptRecordedProvider,
+  harvestLog,
+  observedHeaderOnlyLog,
+  projectHarvested,
+  recordedModelCalls,
+} from './harvest.js';
 import type { TestRoots } from './roots.js';
 import { pruneSidecars, referencedSidecars } from './sidecars.js';
 
@@ -97,4 +103,29 @@ test('a replayed header takes the recorded provider plugin, nothing else', () =>
   );
   expect(adoptRecordedProvider(live, undefined)).toBe(live);
   expect(adoptRecordedProvider('', rec)).toBe('');
+});
+
+test('an agent that persists no log gets the header-only log the harness observed, normalized', () => {
+  const unknown = observedHeaderOnlyLog({ sessionId: '0f3a9c' }, roots);
+  const header = JSON.parse(unknown.text);
+  expect(header).toMatchObject({
+    type: 'session/header',
+    sessionId: '{{sessionId:1}}',
+    agent: { name: 'unknown', version: 'unknown' },
+    provider: { plugin: 'unknown', model: 'unknown' },
+    cwd: '{{cwd}}',
+    config: {},
+  });
+  expect(unknown.text.split('\n')).toEqual([expect.any(String), '']);
+  // The agent's random id does not reach the fixture, so two recordings are byte-identical.
+  expect(observedHeaderOnlyLog({ sessionId: 'another-random-id' }, roots)).toEqual(unknown);
+  expect(Object.values(unknown.sidecars).sort()).toEqual([
+    '{\n  "systemPrompt": [\n    ""\n  ]\n}\n',
+    '{\n  "tools": []\n}\n',
+  ]);
+  const named = observedHeaderOnlyLog(
+    { sessionId: 's', agentInfo: { name: 'other-agent', version: '2.1.0' } },
+    roots,
+  );
+  expect(JSON.parse(named.text).agent).toEqual({ name: 'other-agent', version: '2.1.0' });
 });

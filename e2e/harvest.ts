@@ -1,17 +1,23 @@
 /** Harvesting the agent's persisted session log and projecting it the way fixtures are stored. */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LogRecord, parseLogText, projectLog, readLogFile } from '@acp-snapshot/session-log';
+import {
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  type LogRecord,
+  parseLogText,
+  projectLog,
+  readLogFile,
+  type SessionHeader,
+} from '@acp-snapshot/session-log';
+import { normalizeJsonlText } from './normalize.js';
 import { rootMap, type TestRoots } from './roots.js';
 
 /** The session log the agent persisted under the persistence root (`<sessionId>.jsonl` or `.jsonl.gz`). */
 export async function harvestLog(
   persistRoot: string,
 ): Promise<{ file: string; records: LogRecord[] } | undefined> {
-  const files = (await readdir(persistRoot, { recursive: true }))
-    .map(String)
-    .filter((f) => f.endsWith('.jsonl') || f.endsWith('.jsonl.gz'))
-    .sort();
+  const files = await persistedLogFiles(persistRoot);
   if (files.length === 0) return undefined;
   if (files.length > 1) {
     throw new Error(
@@ -24,6 +30,24 @@ export async function harvestLog(
   return { file, records };
 }
 
+/** The session log files under the persistence root, relative to it, sorted. */
+async function persistedLogFiles(persistRoot: string): Promise<string[]> {
+  return (await readdir(persistRoot, { recursive: true }))
+    .map(String)
+    .filter((f) => f.endsWith('.jsonl') || f.endsWith('.jsonl.gz'))
+    .sort();
+}
+
+/**
+ * The uncompressed logs under the persistence root exactly as on disk, unparsed: what a failed run
+ * leaves for its report (a torn tail included); '' when there is none.
+ */
+export async function persistedLogText(persistRoot: string): Promise<string> {
+  const files = (await persistedLogFiles(persistRoot).catch(() => [])).filter((f) => f.endsWith('.jsonl'));
+  const texts = await Promise.all(files.map((f) => readFile(join(persistRoot, f), 'utf8')));
+  return texts.join('');
+}
+
 /** The fixture projection of a harvested log (roots -> placeholders, bulk -> sidecars); '' when there is none. */
 export function projectHarvested(
   harvested: { records: LogRecord[] } | undefined,
@@ -32,6 +56,42 @@ export function projectHarvested(
   if (!harvested) return { text: '', sidecars: {} };
   // projectLog also replaces the roots' other spellings (realpath, /private twins) while they exist.
   return projectLog(harvested.records, { roots: rootMap(roots) });
+}
+
+/** What the harness writes for a header field the agent never told it (no agentInfo, no provider). */
+export const UNKNOWN = 'unknown';
+
+/** What the harness saw of a session whose agent persisted no log. */
+export interface ObservedSession {
+  /** The session id session/new returned. */
+  sessionId: string;
+  /** The initialize result's agentInfo, when the agent sent one. */
+  agentInfo?: { name: string; version: string };
+}
+
+/**
+ * The header-only log of a session whose agent persisted none (docs/decisions/0004): built from what
+ * the harness observed, projected like any log, and normalized, because it is never a replay source
+ * and the agent's random session id must not make every recording differ.
+ */
+export function observedHeaderOnlyLog(
+  observed: ObservedSession,
+  roots: TestRoots,
+): { text: string; sidecars: Record<string, string> } {
+  const header: SessionHeader = {
+    type: 'session/header',
+    format: LOG_FORMAT,
+    version: LOG_FORMAT_VERSION,
+    sessionId: observed.sessionId,
+    agent: observed.agentInfo ?? { name: UNKNOWN, version: UNKNOWN },
+    provider: { plugin: UNKNOWN, model: UNKNOWN },
+    cwd: roots.cwd,
+    systemPrompt: '',
+    tools: [],
+    config: {},
+  };
+  const projected = projectHarvested({ records: [{ event: header }] }, roots);
+  return { text: normalizeJsonlText(projected.text), sidecars: projected.sidecars };
 }
 
 /** The number of model calls recorded in a projected log text (its llm/request events). */

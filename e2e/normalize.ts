@@ -5,6 +5,8 @@
  * Deterministic (same input, same output) and idempotent (normalizing a normalized text changes nothing).
  */
 
+import { MAX_JSON_DEPTH } from '@acp-snapshot/session-log';
+
 /** Volatile directories of one test, replaced by `{{name}}` (longest first). */
 export type NormalizeRoots = Record<string, string | undefined>;
 
@@ -25,6 +27,33 @@ const EPOCH_MS_MAX = 4_102_444_800_000; // 2100-01-01
 const EPOCH_KEY = /^(ts|time|timestamp|date)$|(Time|Timestamp|At|_at|_ts)$/;
 const DURATION_KEY = /(duration|elapsed|latency)(Ms|_ms|Seconds|_s)?$/i;
 const PID_KEY = /^(pid|processId|process_id)$/;
+
+/**
+ * Deepest nesting normalized. Deeper values are refused with a NormalizeError instead of overflowing
+ * the stack (JSON.stringify itself overflows near 4000 levels); real ACP messages nest a dozen levels.
+ */
+export const MAX_NORMALIZE_DEPTH = MAX_JSON_DEPTH;
+
+/** A text normalization cannot take (a line that is not JSON, or nested too deep); names the line. */
+export class NormalizeError extends Error {
+  override name = 'NormalizeError';
+}
+
+function tooDeep(depth: number): void {
+  if (depth > MAX_NORMALIZE_DEPTH)
+    throw new NormalizeError(`JSON nested deeper than ${MAX_NORMALIZE_DEPTH} levels`);
+}
+
+/** Runs `body` for one line; a parse or depth failure is rethrown as a NormalizeError naming `where`. */
+function atLine<T>(where: string, body: () => T): T {
+  try {
+    return body();
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new NormalizeError(`${where}: not JSON (${e.message})`);
+    if (e instanceof NormalizeError) throw new NormalizeError(`${where}: ${e.message}`);
+    throw e;
+  }
+}
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -68,14 +97,15 @@ export class Normalizer {
   }
 
   /** Registers session ids found under `sessionId` keys, so they are also replaced inside other strings. */
-  collectSessionIds(value: unknown): void {
+  collectSessionIds(value: unknown, depth = 0): void {
+    tooDeep(depth);
     if (Array.isArray(value)) {
-      for (const v of value) this.collectSessionIds(v);
+      for (const v of value) this.collectSessionIds(v, depth + 1);
     } else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
         if (k === 'sessionId' && typeof v === 'string' && v.length > 0 && !this.sessionIds.includes(v)) {
           this.sessionIds.push(v);
-        } else this.collectSessionIds(v);
+        } else this.collectSessionIds(v, depth + 1);
       }
     }
   }
@@ -98,8 +128,9 @@ export class Normalizer {
     return out;
   }
 
-  /** Normalizes any JSON value; `key` is the property it sits under. */
-  value(v: unknown, key?: string): unknown {
+  /** Normalizes any JSON value; `key` is the property it sits under. Throws NormalizeError when too deep. */
+  value(v: unknown, key?: string, depth = 0): unknown {
+    tooDeep(depth);
     if (typeof v === 'string') {
       if (key === 'sessionId') return PLACEHOLDER.test(v) ? v : this.number('sessionId', v);
       return this.string(v);
@@ -112,22 +143,27 @@ export class Normalizer {
       return v;
     }
     if (v === null || typeof v !== 'object') return v;
-    if (Array.isArray(v)) return v.map((x) => this.value(x));
+    if (Array.isArray(v)) return v.map((x) => this.value(x, undefined, depth + 1));
     const isMessage = 'jsonrpc' in v;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       // A JSON-RPC id keeps its direction: agent requests (with `method`) and responses to the client's requests.
       if (isMessage && k === 'id' && x !== null) {
         out[k] = this.number('id', `${this.process}:${'method' in v ? 'agent' : 'client'}:${String(x)}`);
-      } else out[k] = this.value(x, k);
+      } else out[k] = this.value(x, k, depth + 1);
     }
     return out;
   }
 
   /** Normalizes a sequence of JSON texts (one value each), collecting session ids over all of them first. */
   lines(lines: readonly string[]): string[] {
-    const parsed = lines.map((l) => JSON.parse(l) as unknown);
-    for (const p of parsed) this.collectSessionIds(p);
+    const parsed = lines.map((l, i) =>
+      atLine(`line ${i + 1}`, () => {
+        const p = JSON.parse(l) as unknown;
+        this.collectSessionIds(p);
+        return p;
+      }),
+    );
     return parsed.map((p) => JSON.stringify(this.value(p)));
   }
 }
@@ -138,8 +174,13 @@ export function normalizeStdout(
   opts: NormalizeOptions = {},
 ): string[] {
   const n = new Normalizer(opts);
-  const parsed = lines.map((l) => ({ value: JSON.parse(l.text) as unknown, process: l.process }));
-  for (const p of parsed) n.collectSessionIds(p.value);
+  const parsed = lines.map((l, i) =>
+    atLine(`stdout line ${i + 1} (agent process ${l.process + 1})`, () => {
+      const value = JSON.parse(l.text) as unknown;
+      n.collectSessionIds(value);
+      return { value, process: l.process };
+    }),
+  );
   let current = parsed[0]?.process ?? 0;
   return parsed.map((p) => {
     if (p.process !== current) {
@@ -152,6 +193,8 @@ export function normalizeStdout(
 
 /** A JSONL text (a projected session log) normalized line by line; blank trailing line kept. */
 export function normalizeJsonlText(text: string, opts: NormalizeOptions = {}): string {
+  // An empty text has no lines (splitting would make it one empty line and append a newline).
+  if (text === '') return '';
   const lines = text.split('\n');
   const trailing = lines[lines.length - 1] === '';
   if (trailing) lines.pop();

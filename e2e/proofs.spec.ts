@@ -41,6 +41,7 @@ type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
 async function replayCorpus(
   names: string[],
   replayCommand: string[],
+  agents: Record<string, string[]>,
   onRun: (name: string, run: ScenarioRun) => void,
 ): Promise<void> {
   const queue = [...names];
@@ -50,6 +51,7 @@ async function replayCorpus(
         paths: scenarioPaths(fixturesDir(), name),
         mode: 'replay',
         agentCommand: replayCommand,
+        agents,
       });
       onRun(name, run);
     }
@@ -93,6 +95,7 @@ test('record round trip: an emulator recording replays green and a second record
 
 test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
   replayCommand,
+  agents,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -102,7 +105,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
   process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
   try {
-    await replayCorpus(names, replayCommand, (name, run) => {
+    await replayCorpus(names, replayCommand, agents, (name, run) => {
       expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
     });
     expect(emulator.requests).toEqual([]);
@@ -168,6 +171,7 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
 
 test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
   replayCommand,
+  agents,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -175,7 +179,7 @@ test('determinism: two full replays of the corpus give byte-identical normalized
   // normalized wire and log do not depend on where or when a run happened.
   const fullRun = async (): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
-    await replayCorpus(names, replayCommand, (name, run) => {
+    await replayCorpus(names, replayCommand, agents, (name, run) => {
       out[`${name}/stdout`] = run.stdoutText;
       out[`${name}/session`] = normalizeJsonlText(run.projected.text);
     });

@@ -3,21 +3,22 @@
  * against DeepSeek, any OpenAI-compatible server, or the bundled emulator
  * (`ACP_SNAPSHOT_BASE_URL=emulator`, scripted by scripts/emulator-scripts/NAME.json), harvests the
  * uncompressed log after a graceful shutdown, projects it, scrubs secrets and writes the fixtures.
+ * A scenario without an emulator script calls no model and records without a key (recordTargetFor).
  */
 import { test } from './fixtures.js';
-import { recordTarget } from './record-mode.js';
-import { recordScenario } from './recorder.js';
+import { recordScenario, recordTargetFor } from './recorder.js';
 import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 
 const fixtures = fixturesDir();
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand }, testInfo) => {
-    const target = recordTarget(process.env);
+  test(name, async ({ agentCommand, agents }, testInfo) => {
+    const target = recordTargetFor(name, process.env);
     const { newSidecars } = await recordScenario({
       paths: scenarioPaths(fixtures, name),
       fixtures,
       agentCommand,
+      agents,
       target,
       testInfo,
       step: (title, body) => test.step(title, body),

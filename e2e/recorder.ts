@@ -11,7 +11,14 @@ import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts } from './compare.js';
 import { DriverError, type StepRunner } from './driver.js';
 import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from './guards.js';
-import { machineSecrets, type RecordTarget, scrubSecrets, writeScenarioFixtures } from './record-mode.js';
+import {
+  LOCAL_PLACEHOLDER_KEY,
+  machineSecrets,
+  type RecordTarget,
+  recordTarget,
+  scrubSecrets,
+  writeScenarioFixtures,
+} from './record-mode.js';
 import { rootMap } from './roots.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
@@ -19,12 +26,27 @@ import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
 /** The emulator's model script for scenario `name`. */
 export const emulatorScript = (name: string) => join(REPO_ROOT, 'scripts/emulator-scripts', `${name}.json`);
 
+/**
+ * What scenario `name` records against. Without a key or base URL, a scenario with no emulator script
+ * is one that calls no model (another team's agent, or initialize + session/new only): it records
+ * against the bundled emulator with an empty script, so it needs no key and any model call still
+ * fails the recording loudly. Every other case is {@link recordTarget}'s (which fails without a model).
+ */
+export function recordTargetFor(name: string, env: NodeJS.ProcessEnv): RecordTarget {
+  const modelConfigured = !!env.DEEPSEEK_API_KEY?.trim() || !!env.ACP_SNAPSHOT_BASE_URL?.trim();
+  if (!modelConfigured && !existsSync(emulatorScript(name)))
+    return { kind: 'emulator', apiKey: LOCAL_PLACEHOLDER_KEY };
+  return recordTarget(env);
+}
+
 /** Options of {@link recordScenario}. */
 export interface RecordOptions {
   paths: ScenarioPaths;
   /** The fixtures directory whose sidecars/ receives new sidecars. */
   fixtures: string;
   agentCommand: readonly string[];
+  /** Named agents a scenario may pick (the project's `use.agents`). */
+  agents?: Readonly<Record<string, readonly string[]>>;
   target: RecordTarget;
   testInfo?: TestInfo;
   step?: StepRunner;
@@ -44,14 +66,18 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
   const { paths, target, testInfo } = opts;
   const name = paths.name;
   let baseUrl: string | undefined;
-  let emulator: { url: string; close(): Promise<void>; readonly served: number } | undefined;
+  let emulator:
+    | { url: string; close(): Promise<void>; readonly served: number; readonly requests: readonly unknown[] }
+    | undefined;
   let scriptEntries = 0;
+  let scripted = false;
   if (target.kind === 'emulator') {
     const { startEmulator } = await import('../scripts/emulator/server.js');
     const { loadScript } = await import('../scripts/emulator/script.js');
     const scriptPath = emulatorScript(name);
     // A scenario without a script calls no model: an empty script makes any call fail loudly.
-    const script = existsSync(scriptPath) ? loadScript(scriptPath) : { responses: [] };
+    scripted = existsSync(scriptPath);
+    const script = scripted ? loadScript(scriptPath) : { responses: [] };
     scriptEntries = script.responses.length;
     emulator = await startEmulator({ script });
     baseUrl = emulator.url;
@@ -65,6 +91,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       paths,
       mode: 'record',
       agentCommand: opts.agentCommand,
+      ...(opts.agents ? { agents: opts.agents } : {}),
       apiKey: target.apiKey,
       ...(opts.step ? { step: opts.step } : {}),
       ...(baseUrl ? { baseUrl } : {}),
@@ -80,7 +107,12 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     await emulator?.close();
   }
   const problems = [...outcome.result.problems];
-  if (emulator && emulator.served !== scriptEntries) {
+  if (emulator && !scripted && emulator.requests.length > 0) {
+    // The root cause goes first: the failed turn it caused is listed after it.
+    problems.unshift(
+      `${name}: the agent made ${emulator.requests.length} model call(s), but the scenario has no emulator script (${emulatorScript(name)}), so it was recorded as one that calls no model; to record model calls set DEEPSEEK_API_KEY or ACP_SNAPSHOT_BASE_URL (or write the emulator script)`,
+    );
+  } else if (emulator && emulator.served !== scriptEntries) {
     problems.push(
       `${name}: the agent made ${emulator.served} model call(s) but ${emulatorScript(name)} scripts ${scriptEntries}; make the script match the scenario`,
     );

@@ -10,11 +10,12 @@ import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 const fixtures = fixturesDir();
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand }, testInfo) => {
+  test(name, async ({ agentCommand, agents }, testInfo) => {
     const { changed } = await refreshScenario({
       paths: scenarioPaths(fixtures, name),
       fixtures,
       agentCommand,
+      agents,
       testInfo,
       step: (title, body) => test.step(title, body),
     });

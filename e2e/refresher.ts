@@ -20,6 +20,8 @@ export interface RefreshOptions {
   fixtures: string;
   /** The replay command (refresh runs the agent exactly as replay does). */
   agentCommand: readonly string[];
+  /** Named agents a scenario may pick (the project's `use.agents`). */
+  agents?: Readonly<Record<string, readonly string[]>>;
   testInfo?: TestInfo;
   step?: StepRunner;
 }
@@ -35,6 +37,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       paths,
       mode: 'refresh',
       agentCommand: opts.agentCommand,
+      ...(opts.agents ? { agents: opts.agents } : {}),
       ...(opts.step ? { step: opts.step } : {}),
     });
   } catch (e) {

@@ -9,6 +9,7 @@ import { relative } from 'node:path';
 import {
   attachFailureArtifacts,
   nonJsonLines,
+  replayFailureMessage,
   replayFailures,
   sessionLogExpect,
   unionReplayReports,
@@ -23,7 +24,7 @@ import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scen
 const fixtures = fixturesDir();
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand }, testInfo) => {
+  test(name, async ({ agentCommand, agents }, testInfo) => {
     const paths = scenarioPaths(fixtures, name);
     const expectedLog = await readFile(paths.session, 'utf8').catch(() => undefined);
     let outcome: RunOutcome | undefined;
@@ -32,10 +33,14 @@ for (const name of discoverScenarios(fixtures)) {
         paths,
         mode: 'replay',
         agentCommand,
+        agents,
         step: (title, body) => test.step(title, body),
       });
     } catch (e) {
-      await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result } : {});
+      await attachFailureArtifacts(
+        testInfo,
+        e instanceof DriverError ? { result: e.result, ...(e.rawLog ? { rawLog: e.rawLog } : {}) } : {},
+      );
       throw e;
     }
     const { result, projected, stdoutText } = outcome;
@@ -48,14 +53,7 @@ for (const name of discoverScenarios(fixtures)) {
     try {
       await test.step('compare with the fixtures', async () => {
         const failures = replayFailures(result.stderr, outcome.records);
-        if (failures.length > 0) {
-          const hint = `npx playwright test --project=refresh -g ${name}`;
-          const text = failures.join('\n');
-          throw new Error(
-            `${name}: replay could not serve the agent's model calls from the recording:\n${text}` +
-              (text.includes(hint) ? '' : `\nIf the change is intended, run \`${hint}\`.`),
-          );
-        }
+        if (failures.length > 0) throw new Error(replayFailureMessage(name, failures));
         expect.soft(result.problems, `${name}: scenario expectations (input.json)`).toEqual([]);
         const unused = unusedCallsProblem(
           name,

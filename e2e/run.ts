@@ -7,10 +7,18 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { LogRecord } from '@acp-snapshot/session-log';
 import { stdoutSnapshotText } from './compare.js';
-import { type AgentEnvInput, agentEnv, type DriverResult, runScenario, type StepRunner } from './driver.js';
-import { harvestLog, projectHarvested } from './harvest.js';
+import {
+  type AgentEnvInput,
+  agentEnv,
+  DriverError,
+  type DriverResult,
+  runScenario,
+  type StepRunner,
+} from './driver.js';
+import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
+import { orphansMessage, reapOrphans } from './orphans.js';
 import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
-import { loadScenario, type Scenario } from './scenario.js';
+import { loadScenario, type Scenario, ScenarioError } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
 
 /** What one run produced. */
@@ -21,8 +29,13 @@ export interface RunOutcome {
   /** The harvested log file's text (raw, with envelopes), '' when the agent persisted none. */
   rawLog: string;
   records: LogRecord[];
-  /** The fixture projection of the harvested log and its sidecars. */
+  /**
+   * The fixture projection of the harvested log and its sidecars; when the agent persisted none but
+   * a session was created, the header-only log the harness built from what it observed.
+   */
   projected: { text: string; sidecars: Record<string, string> };
+  /** Who wrote the compared log: the agent, the harness (the agent persisted none), or nobody (no session). */
+  logSource: 'agent' | 'harness' | 'none';
   /** Normalized stdout, as stored in stdout.expected.jsonl. */
   stdoutText: string;
 }
@@ -31,22 +44,51 @@ export interface RunOutcome {
 export interface RunOptions {
   paths: ScenarioPaths;
   mode: AgentEnvInput['mode'];
+  /** The command of a scenario that names no `agent`. */
   agentCommand: readonly string[];
+  /** Named commands a scenario may pick with `"agent": NAME` (the project's `use.agents`). */
+  agents?: Readonly<Record<string, readonly string[]>>;
   step?: StepRunner;
   /** Record mode: the model endpoint and key given to the agent. */
   baseUrl?: string;
   apiKey?: string;
 }
 
+/**
+ * The command line a scenario runs: the named agent of its `"agent"` field, else the project's
+ * agent command. An unknown name is a {@link ScenarioError} naming the file and the known names.
+ */
+export function scenarioAgentCommand(
+  scenario: Pick<Scenario, 'agent'>,
+  file: string,
+  opts: Pick<RunOptions, 'agentCommand' | 'agents'>,
+): readonly string[] {
+  if (scenario.agent === undefined) {
+    if (opts.agentCommand.length === 0) {
+      throw new Error(
+        'no agent command: set `use: { agentCommand: [...] }` for this project in playwright.config.ts',
+      );
+    }
+    return opts.agentCommand;
+  }
+  const command = Object.hasOwn(opts.agents ?? {}, scenario.agent)
+    ? opts.agents?.[scenario.agent]
+    : undefined;
+  if (!command || command.length === 0) {
+    const known = Object.keys(opts.agents ?? {}).sort();
+    throw new ScenarioError(
+      `${file}: agent: unknown agent ${JSON.stringify(scenario.agent)} (known: ${known.join(', ') || 'none'}). ` +
+        'Use one of these names, leave "agent" out to run the default agent, or add the agent\'s command line to `use.agents` in playwright.config.ts.',
+    );
+  }
+  return command;
+}
+
 /** Runs a scenario once and harvests everything; the roots are removed before returning. */
 export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> {
   const { paths } = opts;
-  if (opts.agentCommand.length === 0) {
-    throw new Error(
-      'no agent command: set `use: { agentCommand: [...] }` for this project in playwright.config.ts',
-    );
-  }
   const scenario = await loadScenario(paths.input);
+  const command = scenarioAgentCommand(scenario, paths.input, opts);
   const rootsOpts: { seedDir: string; workspaceParent?: string } = { seedDir: paths.workspace };
   if (scenario.flags.workspaceParent) rootsOpts.workspaceParent = scenario.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
@@ -70,7 +112,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
     if (opts.apiKey) envInput.apiKey = opts.apiKey;
     const driverOpts = {
-      command: opts.agentCommand,
+      command,
       env: agentEnv(envInput),
       processCwd: roots.cwd,
       sessionCwd: roots.cwd,
@@ -79,15 +121,36 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
       name: paths.name,
       ...(opts.step ? { step: opts.step } : {}),
     };
-    const result = await runScenario(driverOpts);
+    const result = await runScenario(driverOpts).catch(async (e: unknown) => {
+      // A failed run's report carries what the agent persisted before it failed and what it left running.
+      if (e instanceof DriverError) {
+        e.rawLog = await persistedLogText(roots.persistRoot);
+        const orphans = await reapOrphans(roots.root);
+        if (orphans.length > 0) e.message += `\n${orphansMessage(orphans)}`;
+      }
+      throw e;
+    });
+    const orphans = await reapOrphans(roots.root);
+    if (orphans.length > 0) result.problems.push(`${paths.name}: ${orphansMessage(orphans)}`);
     const harvested = await harvestLog(roots.persistRoot);
+    const { sessionId } = result;
+    // An agent that persists no log (another team's agent) still gets its session compared: the
+    // harness writes the header-only log it observed (docs/decisions/0004).
+    const observed =
+      !harvested && sessionId !== undefined
+        ? observedHeaderOnlyLog(
+            { sessionId, ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}) },
+            roots,
+          )
+        : undefined;
     return {
       scenario,
       roots,
       result,
       rawLog: harvested && !harvested.file.endsWith('.gz') ? await readFile(harvested.file, 'utf8') : '',
       records: harvested?.records ?? [],
-      projected: projectHarvested(harvested, roots),
+      projected: observed ?? projectHarvested(harvested, roots),
+      logSource: harvested ? 'agent' : observed ? 'harness' : 'none',
       stdoutText: stdoutSnapshotText(result, roots),
     };
   } finally {

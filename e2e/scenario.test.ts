@@ -109,3 +109,11 @@ test('a prompt may expect a JSON-RPC error instead of a stop reason', () => {
     expectError: 'Unauthorized',
   });
 });
+
+test('a scenario may name the agent it runs; left out, none is set', () => {
+  expect(parseScenario(minimal, 'f').agent).toBeUndefined();
+  expect(parseScenario({ ...minimal, agent: 'sdk-example' }, 'f').agent).toBe('sdk-example');
+  expect(() => parseScenario({ ...minimal, agent: 'SDK Example' }, 'fx/s/input.json')).toThrow(
+    'fx/s/input.json: invalid scenario\n  agent: must be an agent name like "sdk-example" (lower case, digits, . _ -)',
+  );
+});

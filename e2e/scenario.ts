@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { CLIP_LENGTH, clipText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 
 /** How the harness answers the Nth `session/request_permission` of a scenario. */
@@ -52,6 +53,14 @@ export const Scenario = z
       .string()
       .min(1)
       .refine((s) => !s.includes('\n'), 'must be one line'),
+    /**
+     * The agent this scenario runs: a name from `use.agents` in playwright.config.ts. Left out, the
+     * project's own agent command runs (our reference agent).
+     */
+    agent: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be an agent name like "sdk-example" (lower case, digits, . _ -)')
+      .optional(),
     clientCapabilities: ClientCapabilities.default({
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
@@ -130,11 +139,19 @@ function fieldPath(path: readonly PropertyKey[]): string {
     .join('');
 }
 
+/** How many schema issues a ScenarioError lists. */
+const MAX_ISSUES = 10;
+
 /** Validates parsed `input.json` content; `file` is named in every error. */
 export function parseScenario(value: unknown, file: string): Scenario {
   const result = Scenario.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => `  ${fieldPath(i.path)}: ${i.message}`);
+  // Bounded: a hostile file (10^5 bad steps, a megabyte-long unknown key) must not make a megabyte message.
+  const all = result.error.issues;
+  const issues = all
+    .slice(0, MAX_ISSUES)
+    .map((i) => `  ${clipText(fieldPath(i.path))}: ${clipText(i.message, 2 * CLIP_LENGTH)}`);
+  if (all.length > MAX_ISSUES) issues.push(`  ... and ${all.length - MAX_ISSUES} more`);
   throw new ScenarioError(
     `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see README "Adding a scenario").`,
   );

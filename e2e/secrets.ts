@@ -1,7 +1,7 @@
 /** What counts as a secret in fixture text: shared by record-mode's scrubber and the no-secrets guard. */
 
 /** User names too common to treat as identifying (scrubbing them would mangle ordinary words). */
-const COMMON_USER_NAMES = new Set([
+export const COMMON_USER_NAMES: ReadonlySet<string> = new Set([
   'root',
   'user',
   'node',

@@ -1,13 +1,18 @@
 // `npm run record -- NAME...`: records the named scenarios (all when none) with --project=record.
-// Needs DEEPSEEK_API_KEY, or ACP_SNAPSHOT_BASE_URL (an OpenAI-compatible server, or "emulator").
+// Needs DEEPSEEK_API_KEY, or ACP_SNAPSHOT_BASE_URL (an OpenAI-compatible server, or "emulator"),
+// except for scenarios without an emulator script: they call no model (see recordTargetFor).
 import { runFixtureProject } from '../e2e/cli.js';
-import { RecordGateError, recordTarget } from '../e2e/record-mode.js';
+import { RecordGateError } from '../e2e/record-mode.js';
+import { recordTargetFor } from '../e2e/recorder.js';
+import { discoverScenarios, fixturesDir } from '../e2e/scenarios.js';
 
+const names = process.argv.slice(2);
 try {
-  recordTarget(process.env);
+  for (const name of names.length ? names : discoverScenarios(fixturesDir(), {}))
+    recordTargetFor(name, process.env);
 } catch (e) {
   if (!(e instanceof RecordGateError)) throw e;
   console.error(`record: ${e.message}`);
   process.exit(2);
 }
-process.exitCode = await runFixtureProject('record', process.argv.slice(2));
+process.exitCode = await runFixtureProject('record', names);

@@ -2,7 +2,8 @@
 // A small real ACP agent (SDK over stdio) for the driver's unit tests. Its behaviour is picked by
 // argv[2]: "fs" (reads and writes a file through the client), "noisy" (writes a non-JSON line to
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
-// "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn).
+// "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
+// detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn).
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -18,7 +19,11 @@ const app = acp
   .agent({ name: 'fake-agent' })
   .onRequest('initialize', () => {
     if (mode === 'noisy') process.stdout.write('debug: initialized\n');
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: false } };
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false },
+      agentInfo: { name: 'fake-agent', version: '1.0.0' },
+    };
   })
   .onRequest('session/new', () => ({ sessionId: `fake-${process.pid}` }))
   .onRequest('session/prompt', async ({ params, client }) => {
@@ -27,6 +32,11 @@ const app = acp
       const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
       await say(client, sessionId, `grandchild ${grandchild.pid}`);
       await new Promise(() => {});
+    }
+    if (mode === 'orphan') {
+      spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }).unref();
+      process.stderr.write('fatal: left a child behind\n');
+      process.exit(3);
     }
     if (mode === 'crash') {
       process.stderr.write('fatal: model adapter blew up\n');
