@@ -18,13 +18,15 @@ export interface StrayProcess {
 
 const DELETED = ' (deleted)';
 
-async function describe(pid: number): Promise<StrayProcess | undefined> {
+/** The process if its working directory is `dir` or inside it (cwd is read first: it rules out nearly all). */
+async function describeInside(pid: number, dir: string, prefix: string): Promise<StrayProcess | undefined> {
   try {
+    let cwd = await readlink(`/proc/${pid}/cwd`);
+    if (cwd.endsWith(DELETED)) cwd = cwd.slice(0, -DELETED.length);
+    if (cwd !== dir && !cwd.startsWith(prefix)) return undefined;
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // The state follows the parenthesised command name; a zombie has already released everything.
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return undefined;
-    let cwd = await readlink(`/proc/${pid}/cwd`);
-    if (cwd.endsWith(DELETED)) cwd = cwd.slice(0, -DELETED.length);
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
     return { pid, cwd, command: cmdline.split('\0').filter(Boolean).join(' ') };
   } catch {
@@ -42,9 +44,11 @@ export async function processesInside(dir: string): Promise<StrayProcess[]> {
     return [];
   }
   const pids = entries.filter((e) => /^\d+$/.test(e)).map(Number);
-  const found = await Promise.all(pids.filter((p) => p !== process.pid).map(describe));
   const prefix = join(dir, '/');
-  return found.filter((p): p is StrayProcess => !!p && (p.cwd === dir || p.cwd.startsWith(prefix)));
+  const found = await Promise.all(
+    pids.filter((p) => p !== process.pid).map((p) => describeInside(p, dir, prefix)),
+  );
+  return found.filter((p): p is StrayProcess => p !== undefined);
 }
 
 function kill(pid: number): void {
