@@ -228,14 +228,7 @@ export class AgentProcess {
   async close(graceMs: number): Promise<boolean> {
     this.closing = true;
     this.child.stdin?.end();
-    let timer: NodeJS.Timeout | undefined;
-    const graceful = await Promise.race([
-      this.exited.then(() => true),
-      new Promise<boolean>((res) => {
-        timer = setTimeout(() => res(false), graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const graceful = await this.exitsWithin(graceMs);
     if (!graceful) {
       this.kill();
       await this.exited;
