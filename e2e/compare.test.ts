@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import {
   attachFailureArtifacts,
+  driverFailureArtifacts,
   firstEventPatch,
   nonJsonLines,
   replayFailures,
@@ -9,6 +10,7 @@ import {
   unionReplayReports,
   unusedCallsProblem,
 } from './compare.js';
+import { DriverError } from './driver.js';
 import type { TestRoots } from './roots.js';
 
 const roots: TestRoots = {
@@ -140,4 +142,25 @@ test('replay errors are the plugin lines other than its report, else replay erro
     { event: { type: 'turn/end', kind: 'error', error: { message: 'HTTP 401', code: 'provider' } } },
   ];
   expect(replayFailures([''], records)).toEqual(['fixture exhausted at call 3']);
+});
+
+test('a failed driver run attaches what it observed and the log the agent persisted before failing', async () => {
+  const result = {
+    stdout: [{ text: '{"y":2}', process: 0 }],
+    stderr: ['boom'],
+    exits: [1],
+    processMs: [1],
+    problems: [],
+  };
+  const failure = Object.assign(new DriverError('agent process 1 exited (1)', result), {
+    rawLog: '{"seq":0}\n',
+  });
+  const testInfo = test.info();
+  await attachFailureArtifacts(testInfo, driverFailureArtifacts(failure));
+  expect(testInfo.attachments.map((a) => [a.name, String(a.body)])).toEqual([
+    ['stdout.raw.jsonl', '{"y":2}'],
+    ['stderr.txt', '--- agent process 1 ---\nboom'],
+    ['session.raw.jsonl', '{"seq":0}\n'],
+  ]);
+  expect(driverFailureArtifacts(new Error('not a driver failure'))).toEqual({});
 });

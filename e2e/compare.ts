@@ -6,7 +6,7 @@
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
-import type { DriverResult } from './driver.js';
+import { DriverError, type DriverResult } from './driver.js';
 import { normalizeJsonlText, normalizeStdout } from './normalize.js';
 import { rootMap, type TestRoots } from './roots.js';
 
@@ -165,6 +165,12 @@ export interface FailureArtifacts {
   rawLog?: string;
   /** Applied to every attached text (record mode scrubs secrets before anything reaches disk). */
   scrub?: (text: string) => string;
+}
+
+/** What a failed driver run leaves to attach: its observations and the log the agent persisted before it failed. */
+export function driverFailureArtifacts(e: unknown): Pick<FailureArtifacts, 'result' | 'rawLog'> {
+  if (!(e instanceof DriverError)) return {};
+  return { result: e.result, ...(e.rawLog !== undefined ? { rawLog: e.rawLog } : {}) };
 }
 
 /** Attaches raw stdout, stderr, the log, its unified diff and the JSON Patch of the first differing event. */

@@ -8,8 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { replaceRootAliases, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts } from './compare.js';
-import { DriverError, type StepRunner } from './driver.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from './compare.js';
+import type { StepRunner } from './driver.js';
 import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from './guards.js';
 import {
   LOCAL_PLACEHOLDER_KEY,
@@ -97,11 +97,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       ...(baseUrl ? { baseUrl } : {}),
     });
   } catch (e) {
-    if (testInfo)
-      await attachFailureArtifacts(
-        testInfo,
-        e instanceof DriverError ? { result: e.result, scrub } : { scrub },
-      );
+    if (testInfo) await attachFailureArtifacts(testInfo, { ...driverFailureArtifacts(e), scrub });
     throw e;
   } finally {
     await emulator?.close();

@@ -7,8 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, replayFailures, unionReplayReports, unusedCallsProblem } from './compare.js';
-import { DriverError, type StepRunner } from './driver.js';
+import {
+  attachFailureArtifacts,
+  driverFailureArtifacts,
+  replayFailures,
+  unionReplayReports,
+  unusedCallsProblem,
+} from './compare.js';
+import type { StepRunner } from './driver.js';
 import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
 import { machineSecrets, writeScenarioFixtures } from './record-mode.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
@@ -41,8 +47,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       ...(opts.step ? { step: opts.step } : {}),
     });
   } catch (e) {
-    if (testInfo)
-      await attachFailureArtifacts(testInfo, e instanceof DriverError ? { result: e.result } : {});
+    if (testInfo) await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     throw e;
   }
   const problems = [...replayFailures(outcome.result.stderr, outcome.records)];

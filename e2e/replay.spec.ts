@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import {
   attachFailureArtifacts,
+  driverFailureArtifacts,
   nonJsonLines,
   replayFailureMessage,
   replayFailures,
@@ -15,7 +16,6 @@ import {
   unionReplayReports,
   unusedCallsProblem,
 } from './compare.js';
-import { DriverError } from './driver.js';
 import { expect, test } from './fixtures.js';
 import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
@@ -37,10 +37,7 @@ for (const name of discoverScenarios(fixtures)) {
         step: (title, body) => test.step(title, body),
       });
     } catch (e) {
-      await attachFailureArtifacts(
-        testInfo,
-        e instanceof DriverError ? { result: e.result, ...(e.rawLog ? { rawLog: e.rawLog } : {}) } : {},
-      );
+      await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
       throw e;
     }
     const { result, projected, stdoutText } = outcome;
