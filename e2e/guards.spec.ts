@@ -6,12 +6,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from './guards.js';
-import { fixturesDir } from './scenarios.js';
+import { fixturesDir, repoGuardOptions } from './scenarios.js';
 
 const fixtures = fixturesDir();
 let violations: Promise<Violation[]> | undefined;
 const all = () => {
-  violations ??= checkFixtures(fixtures);
+  violations ??= checkFixtures(fixtures, repoGuardOptions(fixtures));
   return violations;
 };
 

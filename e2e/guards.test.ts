@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,4 +227,33 @@ test('secrets: a home path of a generic user name (/home/user) is not a real hom
   expect(await messages('secrets')).toEqual([
     'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; scrub it (record mode scrubs automatically) and re-record',
   ]);
+});
+
+test('canonical-log with repoRoot: session logs anywhere in the repository are checked, not only under fixtures/', async () => {
+  await goodScenario('hello');
+  const raw = serializeLog([{ event: events()[0]! }, ...records()]);
+  await mkdir(join(dir, 'agent', 'test'), { recursive: true });
+  await writeFile(join(dir, 'agent', 'test', 'old.jsonl'), raw);
+  await writeFile(join(dir, 'agent', 'test', 'notes.jsonl'), '{"not":"a session log"}\n');
+  // Output and dependencies are not the repository's own files.
+  await mkdir(join(dir, 'node_modules', 'dep'), { recursive: true });
+  await writeFile(join(dir, 'node_modules', 'dep', 'log.jsonl'), raw);
+  const withRepo = async () =>
+    (await checkFixtures(fx, { ...opts(), repoRoot: dir }))
+      .filter((v) => v.rule === 'canonical-log')
+      .map((v) => v.message);
+  const expected = [
+    expect.stringMatching(
+      /^agent\/test\/old\.jsonl:\d+: not the canonical packed projection \(a session log committed outside fixtures\/ must be a fixture too: write it with projectLog/,
+    ),
+  ];
+  expect(await messages('canonical-log')).toEqual([]);
+  expect(await withRepo()).toEqual(expected);
+
+  // In a git checkout, what git ignores is skipped and untracked files count.
+  execFileSync('git', ['init', '-q'], { cwd: dir });
+  await writeFile(join(dir, '.gitignore'), 'node_modules/\nignored/\n');
+  await mkdir(join(dir, 'ignored'));
+  await writeFile(join(dir, 'ignored', 'raw.jsonl'), raw);
+  expect(await withRepo()).toEqual(expected);
 });

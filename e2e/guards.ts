@@ -2,10 +2,11 @@
  * Guards over the committed fixture tree (design section 6): every rule returns violations whose
  * message is what a user sees, naming the file (and line) and what to do next.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import {
   parseLogText,
@@ -47,6 +48,11 @@ export interface GuardOptions {
   user?: string;
   /** Secret values to look for verbatim (default: DEEPSEEK_API_KEY when set). */
   secretValues?: string[];
+  /**
+   * The repository around the fixtures: session logs found anywhere in it (by their header row, in files
+   * git tracks or would track) must be canonical too, not only those under fixtures/. Default: fixtures/ only.
+   */
+  repoRoot?: string;
 }
 
 const REQUIRED = ['input.json', 'stdout.expected.jsonl', 'session.jsonl'] as const;
@@ -69,6 +75,49 @@ async function walkFiles(dir: string): Promise<string[]> {
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name))
     .sort();
+}
+
+/** Directories never searched for session logs when the repository is not a git checkout. */
+const NOT_SOURCE = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  'test-results',
+  'playwright-report',
+  'blob-report',
+]);
+
+/**
+ * The `.jsonl` files of a repository outside `skipDir`: what git tracks or would track (ignored files are
+ * build or test output), or, outside a git checkout, every file but those under {@link NOT_SOURCE}.
+ */
+async function repoJsonlFiles(root: string, skipDir: string): Promise<string[]> {
+  let files: string[];
+  try {
+    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 2 ** 20,
+    });
+    files = listed
+      .split('\0')
+      .filter(Boolean)
+      .map((f) => join(root, f));
+  } catch {
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    files = entries
+      .filter(
+        (e) =>
+          e.isFile() &&
+          !relative(root, e.parentPath)
+            .split(sep)
+            .some((d) => NOT_SOURCE.has(d)),
+      )
+      .map((e) => join(e.parentPath, e.name));
+  }
+  const skip = join(skipDir, sep);
+  return files.filter((f) => f.endsWith('.jsonl') && !f.startsWith(skip) && existsSync(f)).sort();
 }
 
 /** The storage kind of one physical row of a session log (session-log's row format). */
@@ -238,15 +287,19 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
     }
   }
 
-  // Session fixtures anywhere under fixtures/, found by their header row.
+  // Session fixtures anywhere under fixtures/ (and, with repoRoot, anywhere in the repository), found by
+  // their header row.
   const referenced = new Map<string, string[]>();
-  for (const file of await walkFiles(fixturesDir)) {
+  const outside = opts.repoRoot ? await repoJsonlFiles(opts.repoRoot, fixturesDir) : [];
+  for (const file of [...(await walkFiles(fixturesDir)), ...outside]) {
     if (!file.endsWith('.jsonl')) continue;
     if (file.endsWith(ALL_ROW_KINDS_SOURCE)) continue; // the raw source recording is deliberately not projected
     const text = await readFile(file, 'utf8');
     if (!firstLineIsHeader(text)) continue;
-    const scenario = relative(scenariosDir, dirname(file)).split('/')[0] ?? '';
-    const fix = `regenerate it: npx playwright test --project=refresh -g ${scenario || 'NAME'}`;
+    const scenario = relative(scenariosDir, dirname(file)).split(sep)[0] ?? '';
+    const fix = outside.includes(file)
+      ? 'a session log committed outside fixtures/ must be a fixture too: write it with projectLog from @acp-snapshot/session-log, or move it into a scenario'
+      : `regenerate it: npx playwright test --project=refresh -g ${scenario || 'NAME'}`;
     let events: SessionEvent[];
     try {
       const parsed = parseLogText(text, show(file));

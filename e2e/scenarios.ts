@@ -1,6 +1,6 @@
 /** Where scenarios live and how they are discovered (synchronously, at test-load time). */
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (the directory of playwright.config.ts). */
@@ -12,6 +12,15 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export function fixturesDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.ACP_SNAPSHOT_FIXTURES ? resolve(env.ACP_SNAPSHOT_FIXTURES) : join(REPO_ROOT, 'fixtures');
+}
+
+/**
+ * The guard option that widens the session-log checks to the whole repository, when the fixtures
+ * directory is this repository's (a fixtures directory elsewhere is checked on its own).
+ */
+export function repoGuardOptions(dir: string): { repoRoot?: string } {
+  const rel = relative(REPO_ROOT, dir);
+  return rel.startsWith('..') || isAbsolute(rel) ? {} : { repoRoot: REPO_ROOT };
 }
 
 /** The files of one scenario. */

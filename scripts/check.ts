@@ -1,10 +1,10 @@
 // `npm run check`: the fixture guards (design section 6) without starting Playwright.
 import { relative } from 'node:path';
 import { checkFixtures } from '../e2e/guards.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT } from '../e2e/scenarios.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, repoGuardOptions } from '../e2e/scenarios.js';
 
 const dir = fixturesDir();
-const violations = await checkFixtures(dir);
+const violations = await checkFixtures(dir, repoGuardOptions(dir));
 const scenarios = discoverScenarios(dir, {}).length;
 if (violations.length === 0) {
   console.log(`check: ${scenarios} scenario(s) in ${relative(REPO_ROOT, dir) || '.'}: every guard holds`);
