@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import type { SnapshotOptions } from './e2e/fixtures.js';
-import { fixturesDir, REPO_ROOT } from './e2e/scenarios.js';
+import { fixturesDir, REPO_ROOT, SDK_EXAMPLE_AGENT } from './e2e/scenarios.js';
 
 const CI = !!process.env.CI;
 
@@ -20,7 +20,7 @@ const agent = (overlay: string) => [
  */
 const agents: Record<string, string[]> = {
   // The ACP SDK 1.9 example agent (aliased devDependency): calls no model and persists no log.
-  'sdk-example': [process.execPath, join(REPO_ROOT, 'node_modules/acp-sdk-example/dist/examples/agent.js')],
+  'sdk-example': [process.execPath, SDK_EXAMPLE_AGENT],
 };
 
 /** stdout.expected.jsonl of a scenario is the snapshot `toMatchSnapshot([NAME, 'stdout.expected.jsonl'])`. */

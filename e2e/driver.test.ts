@@ -4,8 +4,9 @@ import { expect, test } from '@playwright/test';
 import { agentEnv, DriverError, type DriverOptions, runScenario } from './driver.js';
 import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
 import { parseScenario, type ScenarioInput } from './scenario.js';
+import { SDK_EXAMPLE_AGENT } from './scenarios.js';
 
-const exampleAgent = [process.execPath, 'node_modules/acp-sdk-example/dist/examples/agent.js'];
+const exampleAgent = [process.execPath, SDK_EXAMPLE_AGENT];
 const fakeAgent = (mode: string) => [
   process.execPath,
   join(process.cwd(), 'e2e/test-agents/fake-agent.mjs'),

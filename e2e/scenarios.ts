@@ -6,6 +6,16 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (the directory of playwright.config.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The ACP SDK 1.9 example agent (aliased devDependency `acp-sdk-example`): another team's agent; it calls no model. */
+export const SDK_EXAMPLE_AGENT = join(
+  REPO_ROOT,
+  'node_modules',
+  'acp-sdk-example',
+  'dist',
+  'examples',
+  'agent.js',
+);
+
 /**
  * The fixtures directory: `fixtures/` of the repository, or `ACP_SNAPSHOT_FIXTURES` (used to record
  * or refresh into a temporary copy).

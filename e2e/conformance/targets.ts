@@ -1,6 +1,6 @@
 /** The agents this repository runs the conformance suite against. */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   buildHeader,
@@ -11,22 +11,12 @@ import {
   textChunk,
 } from '@acp-snapshot/session-log';
 import { startEmulator } from '../../scripts/emulator/server.js';
+import { REPO_ROOT, SDK_EXAMPLE_AGENT } from '../scenarios.js';
 import type { TurnKind } from './check.js';
 import type { AgentTarget, PrepareInput } from './runner.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The repository root. */
-export const REPO_ROOT = resolve(here, '..', '..');
 
-/** The ACP SDK 1.9 example agent (aliased devDependency `acp-sdk-example`); it calls no model. */
-export const SDK_EXAMPLE_AGENT = join(
-  REPO_ROOT,
-  'node_modules',
-  'acp-sdk-example',
-  'dist',
-  'examples',
-  'agent.js',
-);
 /** Our reference agent's bundle. */
 export const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 /** The deliberately broken fake agent used to prove each check can fail. */
