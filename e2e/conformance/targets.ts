@@ -11,6 +11,7 @@ import {
   textChunk,
 } from '@acp-snapshot/session-log';
 import { startEmulator } from '../../scripts/emulator/server.js';
+import { type AgentEnvInput, agentEnv } from '../driver.js';
 import { REPO_ROOT, SDK_EXAMPLE_AGENT } from '../scenarios.js';
 import type { TurnKind } from './check.js';
 import type { AgentTarget, PrepareInput } from './runner.js';
@@ -81,21 +82,11 @@ export function ourAgentTarget(): AgentTarget {
       const emulator = await startEmulator({
         script: { description: `conformance check ${checkId}`, responses: emulatorResponses(turns) },
       });
-      writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
-      const persist = join(root, 'persist');
-      const spill = join(root, 'spill');
-      mkdirSync(persist, { recursive: true });
-      mkdirSync(spill, { recursive: true });
       return {
-        env: {
-          ...baseEnv(root),
-          ACP_SNAPSHOT_MODE: 'record',
-          ACP_SNAPSHOT_SCENARIO: `conformance-${checkId}`,
-          ACP_SNAPSHOT_PERSIST_ROOT: persist,
-          ACP_SNAPSHOT_SPILL_ROOT: spill,
-          ACP_SNAPSHOT_BASE_URL: emulator.url,
-          DEEPSEEK_API_KEY: 'sk-test-conformance',
-        },
+        env: ourAgentEnv({ checkId, root, cwd }, 'record', {
+          baseUrl: emulator.url,
+          apiKey: 'sk-test-conformance',
+        }),
         dispose: () => emulator.close(),
       };
     },
@@ -149,30 +140,38 @@ export function ourAgentReplayTarget(): AgentTarget {
     command: process.execPath,
     args: [OUR_AGENT, '--overlay', join(REPO_ROOT, 'agent', 'overlays', 'replay.json')],
     async prepare({ checkId, root, cwd, turns }: PrepareInput) {
-      writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
-      const persist = join(root, 'persist');
-      const spill = join(root, 'spill');
-      mkdirSync(persist, { recursive: true });
-      mkdirSync(spill, { recursive: true });
       const fixture = join(root, 'session.jsonl');
       writeFileSync(fixture, serializeLog(makeRecords([buildHeader({ cwd: '{{cwd}}' })])));
-      const env: Record<string, string | undefined> = {
-        ...baseEnv(root),
-        ACP_SNAPSHOT_MODE: 'replay',
-        ACP_SNAPSHOT_SCENARIO: `conformance-${checkId}`,
-        ACP_SNAPSHOT_FIXTURE: fixture,
-        ACP_SNAPSHOT_PERSIST_ROOT: persist,
-        ACP_SNAPSHOT_SPILL_ROOT: spill,
-      };
+      let override: string | undefined;
       if (turns.length > 0) {
-        const override = join(root, 'replay.override.json');
+        override = join(root, 'replay.override.json');
         const description = `conformance check ${checkId}`;
         writeFileSync(override, JSON.stringify({ description, calls: overrideCalls(turns) }, null, 2));
-        env.ACP_SNAPSHOT_OVERRIDE = override;
       }
+      const env = ourAgentEnv({ checkId, root, cwd }, 'replay', {
+        fixture,
+        ...(override ? { override } : {}),
+      });
       return { env, dispose: async () => {} };
     },
   };
+}
+
+/**
+ * The harness's env contract for our agent in one check (e2e/driver.ts `agentEnv`): a workspace with a
+ * README to read, and fresh persistence, spill and home directories under the check's root.
+ */
+function ourAgentEnv(
+  { checkId, root, cwd }: Pick<PrepareInput, 'checkId' | 'root' | 'cwd'>,
+  mode: AgentEnvInput['mode'],
+  extra: Pick<AgentEnvInput, 'fixture' | 'override' | 'baseUrl' | 'apiKey'>,
+): Record<string, string> {
+  writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
+  const persistRoot = join(root, 'persist');
+  const spillRoot = join(root, 'spill');
+  const home = join(root, 'home');
+  for (const d of [persistRoot, spillRoot, home]) mkdirSync(d, { recursive: true });
+  return agentEnv({ mode, scenario: `conformance-${checkId}`, persistRoot, spillRoot, home, ...extra });
 }
 
 /** True when our agent's bundle exists (it is built by `npm run build`). */
