@@ -131,7 +131,8 @@ export class AgentProcess {
         return;
       }
       // The SDK would overflow its stack on it (a RangeError, no line named); normalization refuses it too.
-      if (nestsDeeperThan(message)) {
+      // Nesting N levels takes at least 2N characters, so only a long line needs the walk.
+      if (text.length > 2 * MAX_NORMALIZE_DEPTH && nestsDeeperThan(message)) {
         this.breakWith(
           new Error(
             `agent wrote a stdout line nested deeper than ${MAX_NORMALIZE_DEPTH} levels (process ${this.index + 1}, stdout line ${this.lines.length}); ACP messages nest a few levels.`,

@@ -11,6 +11,7 @@ import { parseLogText } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import {
   attachFailureArtifacts,
+  driverFailureArtifacts,
   replayFailureMessage,
   replayFailures,
   unionReplayReports,
@@ -82,7 +83,7 @@ async function runThroughHarness(
   } catch (e) {
     if (!(e instanceof DriverError)) throw e;
     const ms = Date.now() - started;
-    await attachFailureArtifacts(testInfo, { result: e.result, ...(e.rawLog ? { rawLog: e.rawLog } : {}) });
+    await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     return { message: e.message, ms, result: e.result, rawLog: e.rawLog ?? '' };
   }
 }
