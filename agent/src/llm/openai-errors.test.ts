@@ -75,7 +75,7 @@ test('a hung request ends with LlmAbortError promptly when the signal fires, and
     const t0 = Date.now();
     abort.abort();
     const o = await pending;
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0, 'promptly: a missed abort would hang').toBeLessThan(5_000);
     expect(isLlmAbortError(o.error)).toBe(true);
     await emu.waitFor(() => emu.requests[0]!.closed === 'client', 'the plugin to drop the connection');
   });
@@ -163,7 +163,7 @@ test('an abort during the retry backoff ends the call at once, with no further r
       const t0 = Date.now();
       abort.abort();
       const o = await pending;
-      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(Date.now() - t0, 'well before the 30 s retry wait a missed abort would sit out').toBeLessThan(5_000);
       expect(isLlmAbortError(o.error)).toBe(true);
       expect(emu.requests).toHaveLength(1);
     },
