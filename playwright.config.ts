@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import type { SnapshotOptions } from './e2e/fixtures.js';
-import { fixturesDir, REPO_ROOT, SDK_EXAMPLE_AGENT } from './e2e/scenarios.js';
+import { fixturesDir, NAMED_AGENTS, REPO_ROOT } from './e2e/scenarios.js';
 
 const CI = !!process.env.CI;
 
@@ -13,15 +13,8 @@ const agent = (overlay: string) => [
   join(REPO_ROOT, 'agent/overlays', overlay),
 ];
 
-/**
- * Other agents a scenario may run with `"agent": NAME` in its input.json, by command line only; one
- * command serves every mode (the agent reads ACP_SNAPSHOT_MODE). Scenarios naming no agent run the
- * project's `agentCommand` (our agent with the mode's overlay).
- */
-const agents: Record<string, string[]> = {
-  // The ACP SDK 1.9 example agent (aliased devDependency): calls no model and persists no log.
-  'sdk-example': [process.execPath, SDK_EXAMPLE_AGENT],
-};
+/** Scenarios naming no agent run the project's `agentCommand` (our agent with the mode's overlay). */
+const agents = NAMED_AGENTS;
 
 /** stdout.expected.jsonl of a scenario is the snapshot `toMatchSnapshot([NAME, 'stdout.expected.jsonl'])`. */
 const stdoutSnapshots = `${fixturesDir()}/scenarios/{arg}{ext}`;

@@ -8,7 +8,7 @@ export interface SnapshotOptions {
   /** The replay command, for tests that record and then replay (the record-emulator proofs). */
   replayCommand: string[];
   /** Named agent command lines a scenario may pick with `"agent": NAME` in its input.json. */
-  agents: Record<string, string[]>;
+  agents: Readonly<Record<string, readonly string[]>>;
 }
 
 /** `test` with the snapshot options. */

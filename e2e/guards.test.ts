@@ -100,6 +100,18 @@ test('scenario-input: an invalid input.json names the file and field', async () 
   ]);
 });
 
+test('scenario-input: an "agent" name must be one of the configured agents, when they are given', async () => {
+  await goodScenario('theirs', { agent: 'sdk-example' });
+  await goodScenario('typo', { agent: 'sdk-exmaple' });
+  const withAgents = { ...opts(), agents: { 'sdk-example': ['node', 'agent.js'] } };
+  const found = (await checkFixtures(fx, withAgents)).filter((v) => v.rule === 'scenario-input');
+  expect(found.map((v) => v.message)).toEqual([
+    'fixtures/scenarios/typo/input.json: agent: unknown agent "sdk-exmaple" (known: sdk-example). Use one of these names, leave "agent" out to run the default agent, or add the agent\'s command line to `use.agents` in playwright.config.ts.',
+  ]);
+  // Without the configured names (a fixtures tree checked on its own), the name is not judged.
+  expect(await messages('scenario-input')).toEqual([]);
+});
+
 test('override-flag: replay.override.json exactly when overridden', async () => {
   await goodScenario('flagged', { flags: { overridden: true } });
   const { dir: s } = await goodScenario('unflagged');

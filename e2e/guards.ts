@@ -16,7 +16,7 @@ import {
   sidecarHash,
 } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
-import { loadScenario, type Scenario } from './scenario.js';
+import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from './secrets.js';
 
 /** The rules, in the order they are reported. */
@@ -53,6 +53,8 @@ export interface GuardOptions {
    * git tracks or would track) must be canonical too, not only those under fixtures/. Default: fixtures/ only.
    */
   repoRoot?: string;
+  /** The agents a scenario may name in `"agent"` (the config's `use.agents`); unchecked when absent. */
+  agents?: Readonly<Record<string, readonly string[]>>;
 }
 
 const REQUIRED = ['input.json', 'stdout.expected.jsonl', 'session.jsonl'] as const;
@@ -240,6 +242,13 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
             'scenario-input',
             `${(err as Error).message.replace(join(path, 'input.json'), show(join(path, 'input.json')))}`,
           );
+        }
+      }
+      if (scenario?.agent !== undefined && opts.agents) {
+        try {
+          namedAgentCommand(scenario.agent, show(join(path, 'input.json')), opts.agents);
+        } catch (err) {
+          add('scenario-input', (err as Error).message);
         }
       }
       if (scenario) {

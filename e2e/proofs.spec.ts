@@ -41,7 +41,7 @@ type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
 async function replayCorpus(
   names: string[],
   replayCommand: string[],
-  agents: Record<string, string[]>,
+  agents: Readonly<Record<string, readonly string[]>>,
   onRun: (name: string, run: ScenarioRun) => void,
 ): Promise<void> {
   const queue = [...names];

@@ -18,7 +18,7 @@ import {
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
 import { orphansMessage, reapOrphans } from './orphans.js';
 import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
-import { loadScenario, type Scenario, ScenarioError } from './scenario.js';
+import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
 
 /** What one run produced. */
@@ -56,7 +56,7 @@ export interface RunOptions {
 
 /**
  * The command line a scenario runs: the named agent of its `"agent"` field, else the project's
- * agent command. An unknown name is a {@link ScenarioError} naming the file and the known names.
+ * agent command. An unknown name is a ScenarioError naming the file and the known names.
  */
 export function scenarioAgentCommand(
   scenario: Pick<Scenario, 'agent'>,
@@ -71,17 +71,7 @@ export function scenarioAgentCommand(
     }
     return opts.agentCommand;
   }
-  const command = Object.hasOwn(opts.agents ?? {}, scenario.agent)
-    ? opts.agents?.[scenario.agent]
-    : undefined;
-  if (!command || command.length === 0) {
-    const known = Object.keys(opts.agents ?? {}).sort();
-    throw new ScenarioError(
-      `${file}: agent: unknown agent ${JSON.stringify(scenario.agent)} (known: ${known.join(', ') || 'none'}). ` +
-        'Use one of these names, leave "agent" out to run the default agent, or add the agent\'s command line to `use.agents` in playwright.config.ts.',
-    );
-  }
-  return command;
+  return namedAgentCommand(scenario.agent, file, opts.agents ?? {});
 }
 
 /** Runs a scenario once and harvests everything; the roots are removed before returning. */

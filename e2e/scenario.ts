@@ -173,3 +173,23 @@ export async function loadScenario(file: string): Promise<Scenario> {
   }
   return parseScenario(value, file);
 }
+
+/**
+ * The command line of the agent a scenario names in its `"agent"` field. An unknown name is a
+ * {@link ScenarioError} naming the file and the known names.
+ */
+export function namedAgentCommand(
+  name: string,
+  file: string,
+  agents: Readonly<Record<string, readonly string[]>>,
+): readonly string[] {
+  const command = Object.hasOwn(agents, name) ? agents[name] : undefined;
+  if (!command || command.length === 0) {
+    const known = Object.keys(agents).sort();
+    throw new ScenarioError(
+      `${file}: agent: unknown agent ${JSON.stringify(name)} (known: ${known.join(', ') || 'none'}). ` +
+        'Use one of these names, leave "agent" out to run the default agent, or add the agent\'s command line to `use.agents` in playwright.config.ts.',
+    );
+  }
+  return command;
+}

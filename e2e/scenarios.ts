@@ -17,6 +17,16 @@ export const SDK_EXAMPLE_AGENT = join(
 );
 
 /**
+ * Other agents a scenario may run with `"agent": NAME` in its input.json (playwright.config.ts's
+ * `use.agents`, and what the guards check names against), by command line only; one command serves
+ * every mode (the agent reads ACP_SNAPSHOT_MODE).
+ */
+export const NAMED_AGENTS: Readonly<Record<string, readonly string[]>> = {
+  // Calls no model and persists no log.
+  'sdk-example': [process.execPath, SDK_EXAMPLE_AGENT],
+};
+
+/**
  * The fixtures directory: `fixtures/` of the repository, or `ACP_SNAPSHOT_FIXTURES` (used to record
  * or refresh into a temporary copy).
  */
@@ -25,12 +35,18 @@ export function fixturesDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The guard option that widens the session-log checks to the whole repository, when the fixtures
- * directory is this repository's (a fixtures directory elsewhere is checked on its own).
+ * The guard options of this repository: scenarios may name the {@link NAMED_AGENTS}, and the
+ * session-log checks widen to the whole repository when the fixtures directory is this repository's
+ * (a fixtures directory elsewhere is checked on its own).
  */
-export function repoGuardOptions(dir: string): { repoRoot?: string } {
+export function repoGuardOptions(dir: string): {
+  repoRoot?: string;
+  agents: Readonly<Record<string, readonly string[]>>;
+} {
   const rel = relative(REPO_ROOT, dir);
-  return rel.startsWith('..') || isAbsolute(rel) ? {} : { repoRoot: REPO_ROOT };
+  return rel.startsWith('..') || isAbsolute(rel)
+    ? { agents: NAMED_AGENTS }
+    : { repoRoot: REPO_ROOT, agents: NAMED_AGENTS };
 }
 
 /** The files of one scenario. */

@@ -163,7 +163,9 @@ test('an abort during the retry backoff ends the call at once, with no further r
       const t0 = Date.now();
       abort.abort();
       const o = await pending;
-      expect(Date.now() - t0, 'well before the 30 s retry wait a missed abort would sit out').toBeLessThan(5_000);
+      expect(Date.now() - t0, 'well before the 30 s retry wait a missed abort would sit out').toBeLessThan(
+        5_000,
+      );
       expect(isLlmAbortError(o.error)).toBe(true);
       expect(emu.requests).toHaveLength(1);
     },
