@@ -3,7 +3,7 @@
  * stdout tapped line by line (kept exactly as written, refused when not JSON, nested too deep or endless)
  * before the bytes reach the ACP SDK client, its stderr kept, and its exit explained.
  */
-import { clipText, nestsDeeperThan } from '@acp-snapshot/session-log';
+import { clipText, findInvalidUtf8, nestsDeeperThan, utf8ProblemMessage } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { execa, type ResultPromise } from 'execa';
 import { MAX_NORMALIZE_DEPTH } from './normalize.js';
@@ -119,6 +119,20 @@ export class AgentProcess {
     const take = (bytes: Buffer<ArrayBufferLike>) => {
       const text = bytes.toString('utf8');
       this.lines.push({ text, process: this.index });
+      // Decoding would turn bad bytes into U+FFFD silently, and the snapshot would record the damage.
+      const bad = findInvalidUtf8(bytes);
+      if (bad) {
+        this.breakWith(
+          new Error(
+            utf8ProblemMessage(
+              `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
+              bad,
+              'ACP messages are UTF-8 JSON: check how the agent encodes what it writes.',
+            ),
+          ),
+        );
+        return;
+      }
       let message: unknown;
       try {
         message = JSON.parse(text);

@@ -139,6 +139,14 @@ test('a non-JSON stdout line fails naming the line', async () => {
   expect((err as DriverError).result.stdout[0]!.text).toBe('debug: initialized');
 });
 
+test('a stdout line that is not UTF-8 fails naming the line and the byte, not a snapshot of U+FFFD', async () => {
+  const err = await runScenario(options(fakeAgent('latin1'), { steps: [...start] })).catch((e) => e);
+  expect(err).toBeInstanceOf(DriverError);
+  expect(err.message).toBe(
+    'agent stdout, process 1, line 1: not valid UTF-8 (byte 0xe9 at column 53); ACP messages are UTF-8 JSON: check how the agent encodes what it writes.',
+  );
+});
+
 test('an agent crash mid-turn fails naming the process, exit code and stderr tail', async () => {
   const err = await runScenario(
     options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] }),

@@ -146,6 +146,31 @@ test('stdout-json: every stdout.expected.jsonl line parses', async () => {
   ]);
 });
 
+test('stdout-json, canonical-log, sidecars: bytes that are not UTF-8 are named, not read as U+FFFD', async () => {
+  const { dir: s, projected } = await goodScenario('hello');
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  await writeFile(join(s, 'stdout.expected.jsonl'), latin1('{"a":1}\n{"t":"café"}\n'));
+  // Replacing a character of the canonical log by a Latin-1 byte: the same text once decoded leniently.
+  const log = projected.text.replace('Hel', 'H\u00e9l');
+  expect(log).not.toBe(projected.text);
+  await writeFile(join(s, 'session.jsonl'), latin1(log));
+  const [hash, content] = Object.entries(projected.sidecars)[0]!;
+  await writeFile(join(fx, 'sidecars', `${hash}.json`), latin1(content.replace('"', '"\u00e9')));
+  const found = await checkFixtures(fx, opts());
+  const of = (rule: string) => found.filter((v) => v.rule === rule).map((v) => v.message);
+  expect(of('stdout-json')).toEqual([
+    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not valid UTF-8 (byte 0xe9 at column 10); regenerate with npx playwright test -g hello --update-snapshots',
+  ]);
+  expect(of('canonical-log')).toEqual([
+    expect.stringMatching(
+      /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not valid UTF-8 \(byte 0xe9 at column \d+\); regenerate it: npx playwright test --project=refresh -g hello$/,
+    ),
+  ]);
+  expect(of('sidecars')).toContain(
+    `fixtures/sidecars/${hash}.json:2: not valid UTF-8 (byte 0xe9 at column 4); refresh or re-record the scenario that references it`,
+  );
+});
+
 test('canonical-log: a log that is not the canonical packed projection is rejected wherever it is', async () => {
   const { dir: s } = await goodScenario('hello');
   // The raw, unprojected form: envelopes kept, bulk inline.

@@ -9,11 +9,13 @@ import { homedir, userInfo } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import {
+  decodeUtf8File,
   parseLogText,
   projectLog,
   rowKindOf,
   type SessionEvent,
   sidecarHash,
+  Utf8Error,
 } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
@@ -279,16 +281,19 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
         }
       }
       if (names.has('stdout.expected.jsonl')) {
-        const text = await readFile(join(path, 'stdout.expected.jsonl'), 'utf8');
+        const file = join(path, 'stdout.expected.jsonl');
+        const { text, notUtf8 } = await readText(file, show(file), regenerateStdout(name));
+        if (notUtf8) add('stdout-json', notUtf8);
         const lines = text.split('\n');
         if (lines[lines.length - 1] === '') lines.pop();
         lines.forEach((line, i) => {
+          if (notUtf8) return;
           try {
             JSON.parse(line);
           } catch {
             add(
               'stdout-json',
-              `${show(join(path, 'stdout.expected.jsonl'))}:${i + 1}: not JSON (every line must parse; regenerate with npx playwright test -g ${name} --update-snapshots)`,
+              `${show(file)}:${i + 1}: not JSON (every line must parse; ${regenerateStdout(name)})`,
             );
           }
         });
@@ -303,12 +308,16 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
   for (const file of [...(await walkFiles(fixturesDir)), ...outside]) {
     if (!file.endsWith('.jsonl')) continue;
     if (file.endsWith(ALL_ROW_KINDS_SOURCE)) continue; // the raw source recording is deliberately not projected
-    const text = await readFile(file, 'utf8');
-    if (!firstLineIsHeader(text)) continue;
     const scenario = relative(scenariosDir, dirname(file)).split(sep)[0] ?? '';
     const fix = outside.includes(file)
       ? 'a session log committed outside fixtures/ must be a fixture too: write it with projectLog from @acp-snapshot/session-log, or move it into a scenario'
       : `regenerate it: npx playwright test --project=refresh -g ${scenario || 'NAME'}`;
+    const { text, notUtf8 } = await readText(file, show(file), fix);
+    if (!firstLineIsHeader(text)) continue;
+    if (notUtf8) {
+      add('canonical-log', notUtf8);
+      continue;
+    }
     let events: SessionEvent[];
     try {
       const parsed = parseLogText(text, show(file));
@@ -338,7 +347,13 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
       add('unknown-files', `${show(file)}: unknown file (fixtures/sidecars/ holds <sha256>.json files only)`);
       continue;
     }
-    const hash = sidecarHash(await readFile(file, 'utf8'));
+    const { text, notUtf8 } = await readText(
+      file,
+      show(file),
+      'refresh or re-record the scenario that references it',
+    );
+    if (notUtf8) add('sidecars', notUtf8);
+    const hash = sidecarHash(text);
     const prior = byContent.get(hash);
     if (prior) {
       add(
@@ -390,6 +405,28 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
       });
   }
   return out;
+}
+
+/** The command that rewrites a scenario's stdout snapshot. */
+const regenerateStdout = (name: string) =>
+  `regenerate with npx playwright test -g ${name} --update-snapshots`;
+
+/**
+ * A file's text, decoded leniently so the checks can go on, and the message saying where it is not
+ * UTF-8 when it is not (Node would otherwise replace the bad bytes without a word).
+ */
+async function readText(
+  file: string,
+  shown: string,
+  fix: string,
+): Promise<{ text: string; notUtf8?: string }> {
+  const bytes = await readFile(file);
+  try {
+    return { text: decodeUtf8File(bytes, shown, fix) };
+  } catch (err) {
+    if (!(err instanceof Utf8Error)) throw err;
+    return { text: bytes.toString('utf8'), notUtf8: err.message };
+  }
 }
 
 async function checkAllRowKinds(

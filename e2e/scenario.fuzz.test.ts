@@ -33,7 +33,7 @@ function checkScenario(o: Outcome<Scenario>, file: string): void {
   if (o.ok) expect(parseScenario(o.value, file)).toEqual(o.value);
   else
     expect((o.error as Error).message).toMatch(
-      /: (invalid scenario\n {2}\S|not valid JSON \(|cannot read \()/,
+      /: (invalid scenario\n {2}\S|not valid JSON \(|cannot read \()|:\d+: not valid UTF-8 \(byte 0x[0-9a-f]{2} at column \d+\); save the file as UTF-8$/,
     );
 }
 

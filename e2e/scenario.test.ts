@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { loadScenario, parseScenario } from './scenario.js';
+import { loadScenario, parseScenario, ScenarioError } from './scenario.js';
 
 const minimal = {
   description: 'says hello',
@@ -92,6 +92,13 @@ test('loadScenario reports unreadable and non-JSON files by path', async () => {
     await expect(loadScenario(file)).rejects.toThrow(`${file}: not valid JSON`);
     await writeFile(file, JSON.stringify(minimal));
     await expect(loadScenario(file)).resolves.toMatchObject({ description: 'says hello' });
+    // A byte order mark (some editors write one) is fine; bytes that are not UTF-8 are named.
+    await writeFile(file, `\ufeff${JSON.stringify(minimal)}`);
+    await expect(loadScenario(file)).resolves.toMatchObject({ description: 'says hello' });
+    await writeFile(file, Buffer.from('{\n"description": "caf\xe9"}', 'latin1'));
+    await expect(loadScenario(file)).rejects.toThrow(
+      new ScenarioError(`${file}:2: not valid UTF-8 (byte 0xe9 at column 20); save the file as UTF-8`),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CLIP_LENGTH, clipText } from '@acp-snapshot/session-log';
+import { CLIP_LENGTH, clipText, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 
 /** How the harness answers the Nth `session/request_permission` of a scenario. */
@@ -159,16 +159,17 @@ export function parseScenario(value: unknown, file: string): Scenario {
 
 /** Reads and validates a scenario's `input.json`. */
 export async function loadScenario(file: string): Promise<Scenario> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
     throw new ScenarioError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(handWrittenFileText(bytes, file));
   } catch (e) {
+    if (e instanceof Utf8Error) throw new ScenarioError(e.message);
     throw new ScenarioError(`${file}: not valid JSON (${(e as Error).message})`);
   }
   return parseScenario(value, file);

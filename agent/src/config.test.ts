@@ -75,6 +75,13 @@ test('a config file that is not JSON names the file', () => {
   expect(() => readConfigFile(join(dir, 'none.json'))).toThrow(
     `config error: cannot read ${join(dir, 'none.json')}`,
   );
+  // A byte order mark is fine; bytes that are not UTF-8 are named where they are.
+  writeFileSync(path, '\ufeff{ "llm": { "model": "m" } }');
+  expect(readConfigFile(path).json).toEqual({ llm: { model: 'm' } });
+  writeFileSync(path, Buffer.from('{\n "name": "caf\xe9" }', 'latin1'));
+  expect(() => readConfigFile(path)).toThrow(
+    `config error: ${path}:2: not valid UTF-8 (byte 0xe9 at column 14); save the file as UTF-8`,
+  );
 });
 
 test('the shipped base config and overlays are valid', () => {

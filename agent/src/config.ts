@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { handWrittenFileText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 
 /** A startup failure caused by configuration; its message names the config key (or file) and the fix. */
@@ -168,11 +169,17 @@ export interface ConfigSource {
 
 /** Reads and parses one JSON config file, with a clear error naming the file. */
 export function readConfigFile(path: string): ConfigSource {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (e) {
     throw new ConfigError(`config error: cannot read ${path}: ${(e as Error).message}`);
+  }
+  let text: string;
+  try {
+    text = handWrittenFileText(bytes, path);
+  } catch (e) {
+    throw new ConfigError(`config error: ${(e as Error).message}`);
   }
   try {
     const json = JSON.parse(text) as Json;

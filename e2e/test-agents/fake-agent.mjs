@@ -3,7 +3,8 @@
 // argv[2]: "fs" (reads and writes a file through the client), "noisy" (writes a non-JSON line to
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
 // "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
-// detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn).
+// detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
+// JSON notification encoded as Latin-1, not UTF-8).
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -19,6 +20,10 @@ const app = acp
   .agent({ name: 'fake-agent' })
   .onRequest('initialize', () => {
     if (mode === 'noisy') process.stdout.write('debug: initialized\n');
+    if (mode === 'latin1')
+      process.stdout.write(
+        Buffer.from('{"jsonrpc":"2.0","method":"_note","params":{"t":"café"}}\n', 'latin1'),
+      );
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: { loadSession: false },

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { parseOverride } from './override.js';
+import { loadOverride, parseOverride, ReplayOverrideError } from './override.js';
 
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
 
@@ -98,5 +99,22 @@ test('bad override files name the file, the field and the fix', () => {
   );
   expect(() => parseOverride(JSON.stringify({ calls: [{ kind: 'hang', turns: 1 }] }), 'o.json')).toThrow(
     /calls\[0\]: .*turns/,
+  );
+});
+
+test('an override file may start with a byte order mark; bytes that are not UTF-8 are named', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'override-utf8-'));
+  const file = join(dir, 'replay.override.json');
+  writeFileSync(
+    file,
+    `\ufeff${JSON.stringify({ calls: [{ kind: 'throw', code: 'unauthorized', message: 'boom' }] })}`,
+  );
+  expect(await loadOverride(file)).toHaveLength(1);
+  writeFileSync(
+    file,
+    Buffer.from('{ "calls": [{ "kind": "throw", "code": "unauthorized", "message": "caf\xe9" }] }', 'latin1'),
+  );
+  await expect(loadOverride(file)).rejects.toThrow(
+    new ReplayOverrideError(`${file}:1: not valid UTF-8 (byte 0xe9 at column 71); save the file as UTF-8`),
   );
 });

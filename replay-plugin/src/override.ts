@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { CLIP_LENGTH, clipText, RequestFingerprint, StreamChunk } from '@acp-snapshot/session-log';
+import {
+  CLIP_LENGTH,
+  clipText,
+  handWrittenFileText,
+  RequestFingerprint,
+  StreamChunk,
+  Utf8Error,
+} from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import type { ExpectedCall, ReplayEntry } from './script.js';
 
@@ -156,11 +163,17 @@ export function parseOverride(text: string, file: string): ReplayEntry[] {
 
 /** Reads and validates a replay.override.json file. */
 export async function loadOverride(file: string): Promise<ReplayEntry[]> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
     throw new ReplayOverrideError(`cannot read the replay override ${file}: ${(e as Error).message}`);
+  }
+  let text: string;
+  try {
+    text = handWrittenFileText(bytes, file);
+  } catch (e) {
+    throw e instanceof Utf8Error ? new ReplayOverrideError(e.message) : e;
   }
   return parseOverride(text, file);
 }

@@ -87,6 +87,14 @@ test('a missing responses list, invalid JSON and a missing file are clear errors
   expect(errorOf(() => loadScript('/nonexistent/emu.json')).message).toContain(
     '/nonexistent/emu.json: cannot read it',
   );
+  expect(loadScript(writeScript('\ufeff{ "responses": [] }')).responses).toEqual([]);
+  const latin1 = writeScript('');
+  writeFileSync(latin1, Buffer.from('{ "description": "caf\xe9", "responses": [] }', 'latin1'));
+  const notUtf8 = errorOf(() => loadScript(latin1));
+  expect(notUtf8).toBeInstanceOf(ScriptError);
+  expect(notUtf8.message).toBe(
+    `emulator script ${latin1}:1: not valid UTF-8 (byte 0xe9 at column 22); save the file as UTF-8`,
+  );
 });
 
 test('startEmulator rejects a bad script before listening', async () => {

@@ -1,5 +1,6 @@
 // The model emulator's script format: an ordered list of scripted responses, served positionally.
 import { readFileSync } from 'node:fs';
+import { handWrittenFileText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 
 /** Where the script format is documented; named in every script error. */
@@ -165,11 +166,17 @@ export function parseScript(value: unknown, file = '<inline script>'): Script {
 
 /** Reads, parses and validates a script file. */
 export function loadScript(path: string): Script {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (e) {
     throw new ScriptError(`emulator script ${path}: cannot read it: ${(e as Error).message}`);
+  }
+  let text: string;
+  try {
+    text = handWrittenFileText(bytes, path);
+  } catch (e) {
+    throw new ScriptError(`emulator script ${(e as Error).message}`);
   }
   let value: unknown;
   try {

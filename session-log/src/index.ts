@@ -9,3 +9,4 @@ export * from './llm.js';
 export * from './project.js';
 export * from './reader.js';
 export * from './rows.js';
+export * from './utf8.js';

@@ -1,10 +1,13 @@
 // Reading session log files: gzip (any number of members) or plain JSONL, auto-detected by the gzip
 // magic bytes; streamed line by line through zlib so memory stays flat whatever the file size.
+
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { LogFormatError, parseLine, RowDecoder, tornTailWarning } from './codec.js';
 import type { LogRecord, SessionHeader } from './events.js';
+import { findInvalidUtf8, utf8ProblemMessage } from './utf8.js';
 
 /** Whether the file starts with the gzip magic bytes (1f 8b). */
 export async function isGzipFile(path: string): Promise<boolean> {
@@ -59,6 +62,7 @@ export async function* readLogBatches(
         pending = [];
         line++;
         start = nl + 1;
+        if (!isUtf8(buf)) throw notUtf8(path, line, buf);
         let text = buf.toString('utf8');
         if (text.endsWith('\r')) text = text.slice(0, -1);
         if (text.trim() === '') continue;
@@ -109,6 +113,20 @@ export async function* readLogBatches(
       'header',
     );
   }
+}
+
+/** A complete line that is not UTF-8: corruption (an agent's JSON writer never produces it), not a torn tail. */
+function notUtf8(path: string, line: number, bytes: Buffer): LogFormatError {
+  const p = findInvalidUtf8(bytes) ?? { column: 1, byte: bytes[0] ?? 0 };
+  return new LogFormatError(
+    utf8ProblemMessage(
+      `${path}:${line}`,
+      p,
+      'the log was corrupted or re-encoded after it was written: restore it from version control or record it again',
+    ),
+    path,
+    line,
+  );
 }
 
 /**

@@ -41,4 +41,12 @@ test('loadDotEnv reads a file, and a missing file is an empty result', async () 
   writeFileSync(join(dir, '.env'), 'DEEPSEEK_API_KEY=sk-file\n');
   expect(await loadDotEnv(join(dir, '.env'))).toEqual({ DEEPSEEK_API_KEY: 'sk-file' });
   expect(await loadDotEnv(join(dir, 'missing.env'))).toEqual({});
+  writeFileSync(join(dir, 'bom.env'), '\ufeffDEEPSEEK_API_KEY=sk-bom\n');
+  expect(await loadDotEnv(join(dir, 'bom.env'))).toEqual({ DEEPSEEK_API_KEY: 'sk-bom' });
+  writeFileSync(join(dir, 'latin1.env'), Buffer.from('A=1\nB=caf\xe9\n', 'latin1'));
+  await expect(loadDotEnv(join(dir, 'latin1.env'))).rejects.toThrow(
+    new DotEnvError(
+      `${join(dir, 'latin1.env')}:2: not valid UTF-8 (byte 0xe9 at column 6); save the file as UTF-8`,
+    ),
+  );
 });

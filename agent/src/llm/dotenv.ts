@@ -1,5 +1,6 @@
 // A small `.env` reader for live mode (the composition root decides when to use it; replay never does).
 import { readFile } from 'node:fs/promises';
+import { handWrittenFileText } from '@acp-snapshot/session-log';
 
 /** A `.env` line that does not parse; the message names file:line. */
 export class DotEnvError extends Error {
@@ -70,12 +71,18 @@ function findClose(s: string, quote: string): number {
 
 /** Reads a `.env` file; a missing file gives `{}` (it is optional), a bad line throws naming file:line. */
 export async function loadDotEnv(path: string): Promise<Record<string, string>> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new DotEnvError(`${path}: cannot read it: ${(e as Error).message}`);
+  }
+  let text: string;
+  try {
+    text = handWrittenFileText(bytes, path);
+  } catch (e) {
+    throw new DotEnvError((e as Error).message);
   }
   return parseDotEnv(text, path);
 }
