@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
   attachFailureArtifacts,
@@ -9,9 +11,11 @@ import {
   stdoutSnapshotText,
   unionReplayReports,
   unusedCallsProblem,
+  unusedRecordedCalls,
 } from './compare.js';
 import { DriverError } from './driver.js';
 import type { TestRoots } from './roots.js';
+import { fixturesDir } from './scenarios.js';
 
 const roots: TestRoots = {
   root: '/tmp/acp-snap-00000000-aaaaaa',
@@ -55,6 +59,19 @@ test('replay reports are unioned over processes; unused calls are named', () => 
   expect(unusedCallsProblem('s', undefined, 2)).toMatch(
     /^s: session\.jsonl holds 2 model call\(s\) but no agent process printed/,
   );
+});
+
+test('unused recorded calls: the stderr reports against the model calls of the expected log', () => {
+  const hello = readFileSync(join(fixturesDir(), 'scenarios', 'hello', 'session.jsonl'), 'utf8');
+  const served = 'llm-replay: {"scenario":"hello","consumed":[1],"total":1}\n';
+  expect(unusedRecordedCalls('hello', [served], hello)).toBeUndefined();
+  expect(unusedRecordedCalls('hello', ['no report'], hello)).toMatch(
+    /^hello: session\.jsonl holds 1 model call\(s\) but no agent process printed/,
+  );
+  // No expected log (not recorded yet) or a header-only one: nothing was recorded, nothing is unused.
+  expect(unusedRecordedCalls('new', [], undefined)).toBeUndefined();
+  expect(unusedRecordedCalls('x', [], `${hello.split('\n')[0]}\n`)).toBeUndefined();
+  expect(() => unusedRecordedCalls('x', [], '{"seq":', 'x/session.jsonl')).toThrow(/x\/session\.jsonl/);
 });
 
 test('the JSON Patch covers the first differing event only', () => {

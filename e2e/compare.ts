@@ -7,6 +7,7 @@ import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
 import { DriverError, type DriverResult } from './driver.js';
+import { recordedModelCalls } from './harvest.js';
 import { normalizeJsonlText, normalizeStdout } from './normalize.js';
 import { rootMap, type TestRoots } from './roots.js';
 
@@ -81,6 +82,23 @@ export function unusedCallsProblem(
   for (let n = 1; n <= report.total; n++) if (!report.consumed.includes(n)) unused.push(n);
   if (unused.length === 0) return undefined;
   return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`npx playwright test --project=refresh -g ${name}\`.`;
+}
+
+/**
+ * The "calls left unused" problem of a replayed run, from its agents' stderr and the session log text it
+ * replayed (`file` names it in parse errors); undefined when every recorded model call was served.
+ */
+export function unusedRecordedCalls(
+  name: string,
+  stderr: readonly string[],
+  expectedLog: string | undefined,
+  file?: string,
+): string | undefined {
+  return unusedCallsProblem(
+    name,
+    unionReplayReports(stderr),
+    expectedLog ? recordedModelCalls(expectedLog, file) : 0,
+  );
 }
 
 /** Lines the replay plugin wrote to stderr other than its final report: its errors (drift, exhausted script...). */

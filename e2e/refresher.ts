@@ -11,11 +11,10 @@ import {
   attachFailureArtifacts,
   driverFailureArtifacts,
   replayFailures,
-  unionReplayReports,
-  unusedCallsProblem,
+  unusedRecordedCalls,
 } from './compare.js';
 import type { StepRunner } from './driver.js';
-import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
+import { adoptRecordedProvider } from './harvest.js';
 import { machineSecrets, writeScenarioFixtures } from './record-mode.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import type { ScenarioPaths } from './scenarios.js';
@@ -51,11 +50,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
     throw e;
   }
   const problems = [...replayFailures(outcome.result.stderr, outcome.records)];
-  const unused = unusedCallsProblem(
-    name,
-    unionReplayReports(outcome.result.stderr),
-    recordedModelCalls(before, paths.session),
-  );
+  const unused = unusedRecordedCalls(name, outcome.result.stderr, before, paths.session);
   if (unused) problems.push(unused);
   if (problems.length === 0) problems.push(...outcome.result.problems);
   if (problems.length > 0) {

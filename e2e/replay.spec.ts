@@ -13,11 +13,10 @@ import {
   replayFailureMessage,
   replayFailures,
   sessionLogExpect,
-  unionReplayReports,
-  unusedCallsProblem,
+  unusedRecordedCalls,
 } from './compare.js';
 import { expect, test } from './fixtures.js';
-import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
+import { adoptRecordedProvider } from './harvest.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
 
@@ -52,11 +51,7 @@ for (const name of discoverScenarios(fixtures)) {
         const failures = replayFailures(result.stderr, outcome.records);
         if (failures.length > 0) throw new Error(replayFailureMessage(name, failures));
         expect.soft(result.problems, `${name}: scenario expectations (input.json)`).toEqual([]);
-        const unused = unusedCallsProblem(
-          name,
-          unionReplayReports(result.stderr),
-          expectedLog ? recordedModelCalls(expectedLog, paths.session) : 0,
-        );
+        const unused = unusedRecordedCalls(name, result.stderr, expectedLog, paths.session);
         expect.soft(unused, 'recorded model calls left unused').toBeUndefined();
         expect(
           expectedLog,
