@@ -63,6 +63,12 @@ test('invalid values are reported with the key and the file that set it', () => 
     json: { clock: { kind: 'fixed-step', start: 'soon', stepMs: 1 } },
   };
   expect(() => resolveConfig([base, overlay], {})).toThrow(/config error: clock\.start: .*\(in \/o\.json\)/);
+  const limits: ConfigSource = { path: '/t.json', json: { tools: { grep: { maxMatches: 0 } } } };
+  expect(() => resolveConfig([base, limits], {})).toThrow(
+    /config error: tools\.grep\.maxMatches: .*\(in \/t\.json\)/,
+  );
+  const typo: ConfigSource = { path: '/t.json', json: { tools: { read_file: { defaultLimt: 5 } } } };
+  expect(() => resolveConfig([base, typo], {})).toThrow(/config error: tools\.read_file: .*defaultLimt/);
   const missing: ConfigSource = { path: '/b.json', json: { llm: { plugin: 'x' } } };
   expect(() => resolveConfig([missing], {})).toThrow(/config error: llm\.model: /);
 });

@@ -9,6 +9,9 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** A limit: a whole number of at least 1. */
+const positiveInt = z.number().int().positive();
+
 const PermissionPolicy = z.enum(['ask', 'allow', 'deny']);
 /** What happens before a tool of a given permission class runs. */
 export type PermissionPolicy = z.infer<typeof PermissionPolicy>;
@@ -74,6 +77,21 @@ export const AgentConfig = z.strictObject({
       envPassthrough: z.array(z.string()).default(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'USER', 'TERM']),
       /** Extra variables set for tool child processes. */
       env: z.record(z.string(), z.string()).default({}),
+      /** Per-tool limits (each field optional; the defaults are in agent/README.md). */
+      read_file: z
+        .strictObject({ defaultLimit: positiveInt.optional(), maxLineChars: positiveInt.optional() })
+        .optional(),
+      glob: z.strictObject({ maxResults: positiveInt.optional() }).optional(),
+      grep: z
+        .strictObject({
+          maxMatches: positiveInt.optional(),
+          maxLineChars: positiveInt.optional(),
+          maxFileBytes: positiveInt.optional(),
+        })
+        .optional(),
+      bash: z
+        .strictObject({ maxOutputChars: positiveInt.optional(), titleChars: positiveInt.optional() })
+        .optional(),
     })
     .prefault({}),
   clock: Clock.default({ kind: 'system' }),

@@ -78,7 +78,13 @@ async function main(): Promise<void> {
   const config = resolveConfig([readConfigFile(args.config), ...args.overlays.map(readConfigFile)], env);
   const clock = createClock(config.clock);
   const ids = createIds(config.ids);
-  const tools = createTools();
+  const { read_file, glob, grep, bash } = config.tools;
+  const tools = createTools({
+    ...(read_file && { read_file }),
+    ...(glob && { glob }),
+    ...(grep && { grep }),
+    ...(bash && { bash }),
+  });
   const toolEnv: Record<string, string | undefined> = {};
   for (const name of config.tools.envPassthrough) if (env[name] !== undefined) toolEnv[name] = env[name];
   Object.assign(toolEnv, config.tools.env);

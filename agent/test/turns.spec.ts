@@ -420,3 +420,48 @@ test('session/load of an unknown session and a prompt to an unknown session are 
   });
   expect(await agent.close()).toBe(0);
 });
+
+test('tool limits come from config: tools.read_file, tools.grep, tools.glob shape what the model is told and sees', async () => {
+  const dirs = makeDirs();
+  writeFileSync(join(dirs.cwd, 'long.txt'), 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
+  const agent = AgentProcess.start(dirs, {
+    overlay: {
+      tools: {
+        read_file: { defaultLimit: 2 },
+        grep: { maxMatches: 1 },
+        glob: { maxResults: 1 },
+      },
+    },
+    calls: [
+      toolCall([
+        { id: 'r', name: 'read_file', args: '{"path":"long.txt"}' },
+        { id: 'g', name: 'grep', args: '{"pattern":"a"}' },
+        { id: 'f', name: 'glob', args: '{"pattern":"*"}' },
+      ]),
+      textCall(['Done.']),
+    ],
+  });
+  writeFileSync(join(dirs.cwd, 'other.txt'), 'x\n');
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const res = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'go' }],
+  });
+  expect(res.stopReason).toBe('end_turn');
+  const [first, second] = agent.requests();
+  const described = (name: string) => first!.request.tools.find((t) => t.name === name)?.description ?? '';
+  expect(described('read_file')).toContain('Returns up to 2 lines');
+  expect(described('grep')).toContain('at most 1 matches');
+  const results = new Map(
+    second!.request.messages.flatMap((m) => (m.role === 'tool' ? [[m.toolCallId, m.content] as const] : [])),
+  );
+  expect(results.get('r')).toBe(
+    '1\talpha\n2\tbeta\n[showing lines 1-2 of 5; call read_file with offset=3 to read on]',
+  );
+  expect(results.get('g')).toContain(
+    '[stopped after 1 matches; narrow the pattern, path or glob to see the rest]',
+  );
+  expect(results.get('f')).toBe('long.txt\n[1 more of 2 files not shown; use a narrower pattern or path]');
+  await agent.close();
+});
