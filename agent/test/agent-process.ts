@@ -227,6 +227,14 @@ export class AgentProcess {
     while (!predicate()) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
+  /** Initializes, opens a session in `cwd` and sends one text prompt; resolves to the session id and stop reason. */
+  async firstPrompt(cwd: string, text: string): Promise<{ sessionId: string; stopReason: string }> {
+    await this.initialize();
+    const { sessionId } = await this.agent.request('session/new', { cwd, mcpServers: [] });
+    const res = await this.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+    return { sessionId, stopReason: res.stopReason };
+  }
+
   /** Sends initialize (with the given fs capabilities) and returns the response. */
   initialize(
     fs: FileSystemCapabilities = { readTextFile: false, writeTextFile: false },

@@ -111,12 +111,7 @@ test('tool turn: one edit allowed, one rejected; the model sees both results and
         ? { outcome: 'selected', optionId: 'allow_once' }
         : { outcome: 'selected', optionId: 'reject_once' },
   });
-  await agent.initialize();
-  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
-  const res = await agent.agent.request('session/prompt', {
-    sessionId,
-    prompt: [{ type: 'text', text: 'write files' }],
-  });
+  const { sessionId, ...res } = await agent.firstPrompt(dirs.cwd, 'write files');
   expect(res.stopReason).toBe('end_turn');
 
   expect(readFileSync(join(dirs.cwd, 'a.txt'), 'utf8')).toBe('alpha\n');
@@ -190,12 +185,7 @@ test('parallel read calls in one step each get their tool_call and update, resul
       textCall(['Both read.']),
     ],
   });
-  await agent.initialize();
-  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
-  const res = await agent.agent.request('session/prompt', {
-    sessionId,
-    prompt: [{ type: 'text', text: 'read' }],
-  });
+  const res = await agent.firstPrompt(dirs.cwd, 'read');
   expect(res.stopReason).toBe('end_turn');
   // Reads need no permission.
   expect(agent.permissionRequests).toEqual([]);
@@ -240,12 +230,7 @@ test('malformed tool arguments become a tool error the model recovers from', asy
       textCall(['Sorry, recovered.']),
     ],
   });
-  await agent.initialize();
-  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
-  const res = await agent.agent.request('session/prompt', {
-    sessionId,
-    prompt: [{ type: 'text', text: 'go' }],
-  });
+  const res = await agent.firstPrompt(dirs.cwd, 'go');
   expect(res.stopReason).toBe('end_turn');
   const failedUpdates = agent.updates
     .map((u) => u.update)
@@ -442,12 +427,7 @@ test('tool limits come from config: tools.read_file, tools.grep, tools.glob shap
     ],
   });
   writeFileSync(join(dirs.cwd, 'other.txt'), 'x\n');
-  await agent.initialize();
-  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
-  const res = await agent.agent.request('session/prompt', {
-    sessionId,
-    prompt: [{ type: 'text', text: 'go' }],
-  });
+  const res = await agent.firstPrompt(dirs.cwd, 'go');
   expect(res.stopReason).toBe('end_turn');
   const [first, second] = agent.requests();
   const described = (name: string) => first!.request.tools.find((t) => t.name === name)?.description ?? '';
