@@ -62,11 +62,12 @@ export default defineConfig<SnapshotOptions>({
     },
     { name: 'guards', testDir: './e2e', testMatch: 'guards.spec.ts' },
     {
-      // The failure catalog (e2e/failures/catalog.ts) through the full harness, against the replay agent.
+      // The failure catalog (e2e/failures/catalog.ts) through the full harness: replayed by the replay agent
+      // (harness.spec.ts), and recorded by the record-overlay agent against the emulator (harness-record.spec.ts).
       name: 'failures',
       default: false,
       testDir: './e2e/failures',
-      testMatch: 'harness.spec.ts',
+      testMatch: ['harness.spec.ts', 'harness-record.spec.ts'],
       timeout: 30_000,
       use: { agentCommand: agent('replay.json') },
     },

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { replaceRootAliases, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from './compare.js';
-import type { StepRunner } from './driver.js';
+import { DriverError, type DriverResult, type StepRunner } from './driver.js';
 import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from './guards.js';
 import {
   LOCAL_PLACEHOLDER_KEY,
@@ -61,7 +61,41 @@ export interface Recorded {
   emulatorRequests?: number;
 }
 
-/** Records a scenario and writes its fixtures; throws with a clear message (and attaches artifacts) on failure. */
+/**
+ * A recording that failed: nothing was written. The message is scrubbed of secrets (it reaches the
+ * report on disk); `result` and `rawLog` are what the run observed, unscrubbed (the attachments are
+ * the scrubbed copies).
+ */
+export class RecordingFailed extends Error {
+  override name = 'RecordingFailed';
+  constructor(
+    message: string,
+    readonly result: DriverResult,
+    /** The agent's persisted log as harvested (raw rows), '' when it persisted none. */
+    readonly rawLog: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Matches the driver's problem for a prompt the agent answered with an unexpected JSON-RPC error. */
+const UNEXPECTED_RPC_ERROR = /: the agent answered with JSON-RPC error -?\d+: /;
+
+/**
+ * The failure message of a recording: the scenario, that nothing was written, what went wrong, and
+ * what to do next (an error the scenario means to record is declared with `expectError`).
+ */
+function notRecordedMessage(name: string, what: string, problems: readonly string[]): string {
+  const expectErrorHint = problems.some((p) => UNEXPECTED_RPC_ERROR.test(p))
+    ? ' If the scenario is meant to record that error, add "expectError" with a part of its message to the prompt step in input.json (as fixtures/scenarios/provider-401 does).'
+    : '';
+  return (
+    `${name}: not recorded, ${what}:\n${problems.map((p) => `  ${p.replaceAll('\n', '\n  ')}`).join('\n')}\n` +
+    `Nothing was written: the scenario's fixtures are unchanged. Fix the cause and record again: npm run record -- ${name}.${expectErrorHint}`
+  );
+}
+
+/** Records a scenario and writes its fixtures; on failure throws {@link RecordingFailed} (artifacts attached), writing nothing. */
 export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
   const { paths, target, testInfo } = opts;
   const name = paths.name;
@@ -98,7 +132,13 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     });
   } catch (e) {
     if (testInfo) await attachFailureArtifacts(testInfo, { ...driverFailureArtifacts(e), scrub });
-    throw e;
+    if (!(e instanceof DriverError)) throw e;
+    const what = e.message.startsWith(`${name}: `) ? e.message.slice(name.length + 2) : e.message;
+    throw new RecordingFailed(
+      scrub(notRecordedMessage(name, 'the run did not finish', [what])),
+      e.result,
+      e.rawLog ?? '',
+    );
   } finally {
     await emulator?.close();
   }
@@ -118,10 +158,13 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       await attachFailureArtifacts(testInfo, {
         result: outcome.result,
         actualLog: outcome.projected.text,
+        rawLog: outcome.rawLog,
         scrub,
       });
-    throw new Error(
-      `${name}: not recorded, the run did not go as input.json says:\n  ${problems.join('\n  ')}`,
+    throw new RecordingFailed(
+      scrub(notRecordedMessage(name, 'the run did not go as input.json says', problems)),
+      outcome.result,
+      outcome.rawLog,
     );
   }
   const newSidecars = await writeScenarioFixtures(

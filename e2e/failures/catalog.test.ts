@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { FAILURE_CATALOG, failureCase, failureCasesFor } from './catalog.js';
+import { FAILURE_CATALOG, failureCase, failureCasesFor, untestedCases } from './catalog.js';
 
 test('the catalog holds each failure of the issue once, under a kebab-case id', () => {
   expect(FAILURE_CATALOG.map((c) => c.id)).toEqual([
@@ -34,7 +34,28 @@ test('each case states how to provoke it at the layers it names', () => {
   }
   expect(failureCasesFor('harness').map((c) => c.id)).toContain('agent-command-not-found');
   expect(failureCasesFor('agent').map((c) => c.id)).not.toContain('non-json-stdout');
-  expect(failureCase('killed-mid-turn').layers).toEqual(['agent', 'harness']);
+  expect(failureCase('killed-mid-turn').layers).toEqual(['agent', 'harness', 'harness-record']);
+});
+
+test('every case with emulator responses that reaches the harness is recorded through it, with a record-mode outcome', () => {
+  const live = FAILURE_CATALOG.filter((c) => c.emulator !== undefined && c.layers.includes('harness'));
+  expect(failureCasesFor('harness-record').map((c) => c.id)).toEqual(live.map((c) => c.id));
+  for (const c of FAILURE_CATALOG) {
+    const recorded = c.layers.includes('harness-record');
+    expect(c.expect.recording !== undefined, `${c.id}: expect.recording iff harness-record`).toBe(recorded);
+    if (recorded) expect(c.emulator, `${c.id}: emulator responses`).toBeDefined();
+    // A documented stop reason is a normal run, so it is recorded; an error or a crash fails the recording.
+    if (recorded) expect(c.expect.recording, c.id).toBe(c.expect.stopReason ? 'records' : 'fails');
+  }
+  expect(failureCasesFor('harness-record').map((c) => c.id)).not.toContain('agent-command-not-found');
+});
+
+test('untestedCases names the cases of a layer a spec has no test for', () => {
+  const ids = failureCasesFor('harness-record').map((c) => c.id);
+  expect(untestedCases('harness-record', new Set(ids))).toEqual([]);
+  expect(untestedCases('harness-record', new Set(ids.filter((id) => id !== 'stream-cut')))).toEqual([
+    'stream-cut',
+  ]);
 });
 
 test('an unknown id names the known ones and where they are defined', () => {

@@ -5,8 +5,11 @@
  * import it (`../../e2e/failures/catalog.js`). The table in e2e/failures/README.md mirrors it.
  */
 
-/** Where a failure case is exercised. */
-export type FailureLayer = 'replay-plugin' | 'agent' | 'harness';
+/**
+ * Where a failure case is exercised: 'harness' is the full harness in replay mode, 'harness-record'
+ * the harness's record path (`npm run record`) against the model emulator serving the case's responses.
+ */
+export type FailureLayer = 'replay-plugin' | 'agent' | 'harness' | 'harness-record';
 
 /** One failure of the catalog, with how to provoke it at each layer and what the user must observe. */
 export interface FailureCase {
@@ -15,7 +18,7 @@ export interface FailureCase {
   /** One line: what goes wrong. */
   title: string;
   layers: readonly FailureLayer[];
-  /** Emulator script `responses` entries that provoke it live (agent layer; harness layer in record mode). */
+  /** Emulator script `responses` entries that provoke it live (agent and harness-record layers). */
   emulator?: readonly unknown[];
   /** replay.override.json `calls` that provoke it under replay (replay-plugin and harness layers). */
   override?: readonly unknown[];
@@ -33,6 +36,12 @@ export interface FailureCase {
     turnEnd?: 'completed' | 'cancelled' | 'error' | 'max_tokens' | 'refusal';
     /** A pattern the readable failure message must match (the text a user reads). */
     message: RegExp;
+    /**
+     * Record mode (harness-record layer): 'fails' = the recording fails and writes nothing (a fixture of
+     * the failure is recorded only when input.json expects it, as fixtures/scenarios/provider-401 does);
+     * 'records' = the documented outcome is a normal run, so the recording writes fixtures that hold it.
+     */
+    recording?: 'fails' | 'records';
   };
 }
 
@@ -74,7 +83,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-401',
     title: 'the provider answers HTTP 401 (bad API key) before the stream',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'http', status: 401 } }],
     override: [
       httpThrow(
@@ -84,6 +93,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       ),
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'unauthorized',
       turnEnd: 'error',
@@ -93,7 +103,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-402',
     title: 'the provider answers HTTP 402 (insufficient balance) before the stream',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'http', status: 402 } }],
     override: [
       httpThrow(
@@ -103,6 +113,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       ),
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'payment_required',
       turnEnd: 'error',
@@ -112,7 +123,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-429',
     title: 'the provider keeps answering HTTP 429 (rate limited) through every retry',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     // The openai SDK retries a 429 options.maxRetries (default 2) times: three refusals end the call.
     emulator: [0, 1, 2].map(() => ({ fail: { kind: 'http', status: 429, retryAfterMs: 1 } })),
     override: [
@@ -123,6 +134,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       ),
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'rate_limited',
       turnEnd: 'error',
@@ -132,12 +144,13 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-5xx',
     title: 'the provider keeps answering HTTP 500 (server error) through every retry',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [0, 1, 2].map(() => ({ fail: { kind: 'http', status: 500, retryAfterMs: 1 } })),
     override: [
       httpThrow(500, 'server_error', 'model provider returned HTTP 500 (server_error): Server Error'),
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'server_error',
       turnEnd: 'error',
@@ -147,7 +160,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'stream-cut',
     title: 'the model stream is cut mid-way, before a finish_reason',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [
       { fail: { kind: 'cut', afterChunks: 3, reply: { text: 'Bytes on a pipe, newline after newline' } } },
     ],
@@ -160,6 +173,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       },
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'stream_cut',
       turnEnd: 'error',
@@ -169,7 +183,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'malformed-chunk',
     title: 'the provider sends a stream chunk that is not JSON',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [
       {
         fail: { kind: 'malformed', afterChunks: 2, reply: { text: 'Half an answer' }, data: '{"choices":[' },
@@ -185,6 +199,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       },
     ],
     expect: {
+      recording: 'fails',
       rpcErrorCode: TURN_ERROR,
       llmErrorCode: 'malformed_chunk',
       turnEnd: 'error',
@@ -195,7 +210,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
     id: 'malformed-tool-args',
     title:
       'the model sends tool-call arguments that are not JSON (documented: a failed tool result, the model retries)',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [
       { reply: { toolCalls: [{ name: 'read_file', arguments: '{"path": "README.md"' }] } },
       { reply: { text: 'My arguments were malformed; I give up.' } },
@@ -205,6 +220,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
       reply('My arguments were malformed; I give up.'),
     ],
     expect: {
+      recording: 'records',
       stopReason: 'end_turn',
       turnEnd: 'completed',
       message: /the arguments of this read_file call are not valid JSON/,
@@ -213,19 +229,27 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'hang-then-cancel',
     title: 'the model stops answering mid-stream and the client cancels (documented: stop reason cancelled)',
-    layers: ['replay-plugin', 'agent', 'harness'],
+    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'hang', afterChunks: 2, reply: { text: 'Sure. The repository has' } } }],
     override: [{ kind: 'hang', chunks: [text('Sure.')] }],
-    expect: { stopReason: 'cancelled', turnEnd: 'cancelled', message: /cancelled/ },
+    expect: {
+      recording: 'records',
+      stopReason: 'cancelled',
+      turnEnd: 'cancelled',
+      message: /cancelled/,
+    },
   },
   {
     id: 'killed-mid-turn',
     title: 'the agent is killed with SIGKILL while its bash tool runs (no orphan process may remain)',
-    layers: ['agent', 'harness'],
+    layers: ['agent', 'harness', 'harness-record'],
     prompt: 'Run the long job.',
     emulator: [{ reply: { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 300' } }] } }],
     override: [toolCall('call_0', 'bash', '{"command":"sleep 300"}')],
-    expect: { message: /agent process 1 exited \(SIGKILL\) before the scenario finished/ },
+    expect: {
+      recording: 'fails',
+      message: /agent process 1 exited \(SIGKILL\) before the scenario finished/,
+    },
   },
   {
     id: 'non-json-stdout',
@@ -282,6 +306,16 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   },
 ];
 
+/** The cases where the provider fails a model call (before or during the stream): one test shape serves them all. */
+export const PROVIDER_FAILURES = [
+  'provider-401',
+  'provider-402',
+  'provider-429',
+  'provider-5xx',
+  'stream-cut',
+  'malformed-chunk',
+] as const;
+
 /** The catalog entry with this id; throws naming the known ids. */
 export function failureCase(id: string): FailureCase {
   const found = FAILURE_CATALOG.find((c) => c.id === id);
@@ -296,4 +330,11 @@ export function failureCase(id: string): FailureCase {
 /** The catalog entries exercised at a layer. */
 export function failureCasesFor(layer: FailureLayer): FailureCase[] {
   return FAILURE_CATALOG.filter((c) => c.layers.includes(layer));
+}
+
+/** Ids of a layer's cases missing from `tested` (the ids a layer's spec has a test for); [] when all are covered. */
+export function untestedCases(layer: FailureLayer, tested: ReadonlySet<string>): string[] {
+  return failureCasesFor(layer)
+    .map((c) => c.id)
+    .filter((id) => !tested.has(id));
 }

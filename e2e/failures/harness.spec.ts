@@ -5,45 +5,32 @@
  * asserted: the readable message, that it came well within the scenario's budget (no hang), the
  * attached raw stdout / stderr / log, and that nothing the client was told is missing from the log.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseLogText } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import {
   attachFailureArtifacts,
   driverFailureArtifacts,
   replayFailureMessage,
   replayFailures,
-  unionReplayReports,
-  unusedCallsProblem,
+  unusedRecordedCalls,
 } from '../compare.js';
-import { DriverError, type DriverResult, type StepRunner } from '../driver.js';
-import { test as base, expect } from '../fixtures.js';
-import { recordedModelCalls } from '../harvest.js';
+import { DriverError, type StepRunner } from '../driver.js';
+import { expect } from '../fixtures.js';
 import { processesInside } from '../orphans.js';
-import { scenarioKey } from '../roots.js';
 import { runFixtureScenario } from '../run.js';
-import type { ScenarioInput } from '../scenario.js';
 import type { ScenarioPaths } from '../scenarios.js';
 import { unloggedAnnouncements } from './acknowledged.js';
-import { type FailureCase, failureCase, failureCasesFor } from './catalog.js';
-import { type ScratchSpec, scratchScenario } from './scratch.js';
-
-/** Each throwaway scenario's whole budget (input.json timeoutMs): the driver kills the agent after it. */
-const SCENARIO_TIMEOUT_MS = 15_000;
-/** Every case must end in its outcome well before that budget: a failure that waits for the timeout is a hang. */
-const OUTCOME_WITHIN_MS = 8_000;
-
-/** What a user sees of one run through the harness. */
-interface HarnessRun {
-  /** The failure message of the test (the DriverError, or the replay checks' problems); '' when it passed. */
-  message: string;
-  /** Wall time of the run, ms. */
-  ms: number;
-  result: DriverResult;
-  /** The agent's persisted log as harvested (raw rows), '' when it persisted none. */
-  rawLog: string;
-}
+import { failureCase, PROVIDER_FAILURES, untestedCases } from './catalog.js';
+import { killAgentWhenToolRuns, runRoot } from './kill.js';
+import {
+  expectLoggedTurnEnd,
+  expectReportedFailure,
+  type HarnessRun,
+  OUTCOME_WITHIN_MS,
+  promptResponse,
+} from './outcome.js';
+import { onPrompt, test } from './scratch.js';
 
 /**
  * Runs a scenario the way the replay project does and returns the failure a user would read, with
@@ -61,11 +48,7 @@ async function runThroughHarness(
     const o = await runFixtureScenario({ paths, mode: 'replay', agentCommand, ...(step ? { step } : {}) });
     const ms = Date.now() - started;
     const failures = replayFailures(o.result.stderr, o.records);
-    const unused = unusedCallsProblem(
-      paths.name,
-      unionReplayReports(o.result.stderr),
-      recordedModelCalls(expectedLog, paths.session),
-    );
+    const unused = unusedRecordedCalls(paths.name, o.result.stderr, expectedLog, paths.session);
     const problems = [
       ...(failures.length > 0 ? [replayFailureMessage(paths.name, failures)] : []),
       ...o.result.problems,
@@ -88,81 +71,6 @@ async function runThroughHarness(
   }
 }
 
-/** A throwaway scenario for a case: its budget is short, and it is removed after the test. */
-const test = base.extend<{ scratch: (spec: ScratchSpec) => Promise<ScenarioPaths> }>({
-  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
-  scratch: async ({}, use, testInfo) => {
-    const made: Array<() => Promise<void>> = [];
-    await use(async (spec) => {
-      const s = await scratchScenario({
-        ...spec,
-        input: (i) => ({ ...(spec.input ? spec.input(i) : i), timeoutMs: SCENARIO_TIMEOUT_MS }),
-      });
-      made.push(s.dispose);
-      await testInfo.attach('scenario', { body: s.paths.dir, contentType: 'text/plain' });
-      return s.paths;
-    });
-    await Promise.all(made.map((dispose) => dispose()));
-  },
-});
-
-const onPrompt = (
-  input: ScenarioInput,
-  edit: (s: Extract<ScenarioInput['steps'][number], { op: 'prompt' }>) => object,
-) => ({
-  ...input,
-  steps: input.steps.map((s) => (s.op === 'prompt' ? { ...s, ...edit(s) } : s)),
-});
-
-/** The outcome every failing case shares: its message, in time, artifacts attached, nothing lost from the log. */
-async function expectReportedFailure(testInfo: TestInfo, run: HarnessRun, c: FailureCase): Promise<void> {
-  expect(run.message, 'the readable failure').toMatch(c.expect.message);
-  expect(run.ms, 'the failure comes well before the scenario timeout (no hang)').toBeLessThan(
-    OUTCOME_WITHIN_MS,
-  );
-  expect(run.message).not.toMatch(/timed out after/);
-  const attached = (name: string) => {
-    const a = testInfo.attachments.find((x) => x.name === name);
-    expect(a, `attachment ${name}`).toBeDefined();
-    return a?.body?.toString('utf8') ?? '';
-  };
-  expect(attached('stdout.raw.jsonl'), 'the partial transcript, exactly as written').toBe(
-    run.result.stdout.map((l) => l.text).join('\n'),
-  );
-  const stderr = attached('stderr.txt');
-  for (const text of run.result.stderr) expect(stderr).toContain(text);
-  if (run.rawLog !== '') {
-    expect(attached('session.raw.jsonl')).toBe(run.rawLog);
-    expect(unloggedAnnouncements(run.result.stdout, run.rawLog), 'nothing lost from the log').toEqual([]);
-  }
-  expectLoggedTurnEnd(run, c);
-}
-
-/** The log ends the failed turn the documented way (turn/end kind, and the provider's error code). */
-function expectLoggedTurnEnd(run: HarnessRun, c: FailureCase): void {
-  if (!c.expect.turnEnd) return;
-  const events = parseLogText(run.rawLog, 'harvested log').records.map((r) => r.event);
-  const end = events.findLast((e) => e.type === 'turn/end');
-  expect(end, 'the failed turn is closed in the log').toMatchObject({ kind: c.expect.turnEnd });
-  if (c.expect.turnEnd === 'error' && c.expect.llmErrorCode && end?.type === 'turn/end') {
-    expect(`${end.error?.code}: ${end.error?.message}`).toContain(c.expect.llmErrorCode);
-  }
-}
-
-/** The prompt's JSON-RPC response on stdout (its last one). */
-function promptResponse(run: HarnessRun): {
-  result?: { stopReason?: string };
-  error?: { code: number; data?: { code?: string } };
-} {
-  const responses = run.result.stdout
-    .map(
-      (l) =>
-        JSON.parse(l.text) as { id?: unknown; result?: { stopReason?: string }; error?: { code: number } },
-    )
-    .filter((m) => m.id !== undefined && (m.result?.stopReason !== undefined || m.error !== undefined));
-  return responses.at(-1) ?? {};
-}
-
 const agentMissing = ['/nonexistent/acp-agent-cmd', '--stdio'];
 const noisyAgent = [
   process.execPath,
@@ -174,18 +82,10 @@ const orphanAgent = [
   join(import.meta.dirname, '..', 'test-agents', 'fake-agent.mjs'),
   'orphan',
 ];
-const providerCases = [
-  'provider-401',
-  'provider-402',
-  'provider-429',
-  'provider-5xx',
-  'stream-cut',
-  'malformed-chunk',
-];
 /** Catalog cases with their harness test below; a harness case missing here fails the first test. */
 const covered = new Set([
   'agent-command-not-found',
-  ...providerCases,
+  ...PROVIDER_FAILURES,
   'malformed-tool-args',
   'hang-then-cancel',
   'killed-mid-turn',
@@ -197,11 +97,7 @@ const covered = new Set([
 ]);
 
 test('every harness-layer case of the catalog has a harness test', () => {
-  expect(
-    failureCasesFor('harness')
-      .map((c) => c.id)
-      .filter((id) => !covered.has(id)),
-  ).toEqual([]);
+  expect(untestedCases('harness', covered)).toEqual([]);
 });
 
 test('agent-command-not-found: names the command at once, no timeout', async ({ scratch }, testInfo) => {
@@ -215,7 +111,7 @@ test('agent-command-not-found: names the command at once, no timeout', async ({ 
   await expectReportedFailure(testInfo, run, c);
 });
 
-for (const id of providerCases) {
+for (const id of PROVIDER_FAILURES) {
   test(`${id}: the prompt fails with the agent's documented JSON-RPC error`, async ({
     agentCommand,
     scratch,
@@ -245,7 +141,7 @@ test('malformed-tool-args: a failed tool result, the model goes on, the turn end
   expect(run.result.stdout.map((l) => l.text).join('\n')).toMatch(c.expect.message);
   expect(promptResponse(run).result?.stopReason).toBe(c.expect.stopReason);
   expect(unloggedAnnouncements(run.result.stdout, run.rawLog)).toEqual([]);
-  expectLoggedTurnEnd(run, c);
+  expectLoggedTurnEnd(run.rawLog, c);
 });
 
 test('hang-then-cancel: the cancel ends the hung turn "cancelled" at once', async ({
@@ -267,15 +163,8 @@ test('hang-then-cancel: the cancel ends the hung turn "cancelled" at once', asyn
   expect(response.result?.stopReason).toBe(c.expect.stopReason);
   expect(JSON.stringify(response)).toMatch(c.expect.message);
   expect(unloggedAnnouncements(run.result.stdout, run.rawLog)).toEqual([]);
-  expectLoggedTurnEnd(run, c);
+  expectLoggedTurnEnd(run.rawLog, c);
 });
-
-/** The generated root of a scenario's current run (`/tmp/acp-snap-<key>-XXXXXX`), once it exists. */
-async function runRoot(name: string): Promise<string | undefined> {
-  const prefix = `acp-snap-${scenarioKey(name)}-`;
-  const found = (await readdir('/tmp')).filter((e) => e.startsWith(prefix));
-  return found.length === 1 ? join('/tmp', found[0]!) : undefined;
-}
 
 test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no orphan process remains', async ({
   agentCommand,
@@ -289,30 +178,11 @@ test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no o
     override: c.override,
     input: (i) => ({ ...onPrompt(i, () => ({ text: c.prompt })), permissions: ['allow'] }),
   });
-  let root: string | undefined;
-  let killed: { pid: number; command: string } | undefined;
   // The prompt step runs as usual; meanwhile, once the tool's `sleep` runs, the agent gets SIGKILL.
-  const step: StepRunner = async (title, body) => {
-    if (!title.startsWith('session/prompt')) return body();
-    const running = body();
-    running.catch(() => {});
-    await expect
-      .poll(
-        async () => {
-          root ??= await runRoot(name);
-          return root ? (await processesInside(root)).some((p) => p.command === 'sleep 300') : false;
-        },
-        { message: "the bash tool's `sleep 300` starts", timeout: OUTCOME_WITHIN_MS },
-      )
-      .toBe(true);
-    const agent = (await processesInside(root!)).find((p) => p.command.includes('agent/dist/main.js'));
-    expect(agent, 'the agent process runs in its session cwd').toBeDefined();
-    killed = agent;
-    process.kill(agent!.pid, 'SIGKILL');
-    return running;
-  };
-  const run = await runThroughHarness(testInfo, paths, agentCommand, step);
-  expect(killed).toBeDefined();
+  const killer = killAgentWhenToolRuns(name, 'sleep 300', OUTCOME_WITHIN_MS);
+  const run = await runThroughHarness(testInfo, paths, agentCommand, killer.step);
+  const root = killer.root;
+  expect(killer.killed).toBeDefined();
   expect(run.message).toBe(
     `agent process 1 exited (SIGKILL) before the scenario finished; its stderr ends with:\n  acp-snapshot-agent: session sess-1 created in ${root}/work`,
   );
