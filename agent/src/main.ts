@@ -78,13 +78,8 @@ async function main(): Promise<void> {
   const config = resolveConfig([readConfigFile(args.config), ...args.overlays.map(readConfigFile)], env);
   const clock = createClock(config.clock);
   const ids = createIds(config.ids);
-  const { read_file, glob, grep, bash } = config.tools;
-  const tools = createTools({
-    ...(read_file && { read_file }),
-    ...(glob && { glob }),
-    ...(grep && { grep }),
-    ...(bash && { bash }),
-  });
+  // config.tools carries the per-tool limits under the tools' names (tools.read_file, tools.grep...).
+  const tools = createTools(config.tools);
   const toolEnv: Record<string, string | undefined> = {};
   for (const name of config.tools.envPassthrough) if (env[name] !== undefined) toolEnv[name] = env[name];
   Object.assign(toolEnv, config.tools.env);

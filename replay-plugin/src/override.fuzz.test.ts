@@ -1,15 +1,11 @@
 // Fuzzing replay.override.json: committed overrides with one field mutated, hostile texts and bytes (see TESTING.md).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import {
-  applyByteMutation,
+  assertHostileFiles,
   bigHostile,
-  bigLineMutation,
-  byteMutation,
   expectParserOutcome,
   mutatedDoc,
   mutatedJsonText,
@@ -56,27 +52,11 @@ test('parseOverride: a 1-16 MB string (value or key) or a 10^4-10^5 deep value f
   );
 });
 
-let tmp: string;
-test.beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'override-fuzz-'));
-});
-test.afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
-
 test('loadOverride: hostile bytes on disk (truncation, BOM, CRLF, NUL, bad UTF-8, garbage, huge or deep lines) load or fail naming the file', async () => {
-  let n = 0;
-  await fc.assert(
-    fc.asyncProperty(
-      fc.nat({ max: texts.length - 1 }),
-      fc.oneof({ weight: 50, arbitrary: byteMutation }, { weight: 1, arbitrary: bigLineMutation }),
-      async (seed, m) => {
-        const file = join(tmp, `${n++}.json`);
-        await writeFile(file, applyByteMutation(Buffer.from(texts[seed]!), m));
-        const o = await outcome(() => loadOverride(file));
-        expectParserOutcome(o, ReplayOverrideError, [file]);
-      },
-    ),
+  await assertHostileFiles(
+    texts.map((t) => Buffer.from(t)),
+    loadOverride,
+    ReplayOverrideError,
     { numRuns: 200 },
   );
 });

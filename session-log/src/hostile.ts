@@ -3,6 +3,9 @@
 // its own typed error, readable and bounded, in bounded time and memory. Lives in the lowest package so
 // the tests of every package can use it. Arbitraries yield small *specs* that are built inside the
 // property: a failing case then prints as `{"kind":"huge","length":9000000,...}`, not 9 MB of text.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from '@playwright/test';
 import fc from 'fast-check';
 import { anyText } from './arbitraries.js';
@@ -322,4 +325,37 @@ export function expectParserOutcome<T>(
     }
   }
   expect(problems, 'a value, or the typed, readable, bounded error').toEqual([]);
+}
+
+/**
+ * The on-disk property of a file loader: each seed file, hit by a byte mutation (sometimes a huge or
+ * deep line), written to a temporary file and loaded, gives a value or `type` naming the file; `check`
+ * adds the loader's own checks on the outcome.
+ */
+export async function assertHostileFiles<T>(
+  seeds: readonly Uint8Array[],
+  load: (file: string) => Promise<T>,
+  type: abstract new (...args: never[]) => Error,
+  opts: { numRuns: number; check?: (o: Outcome<T>, file: string) => void },
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'hostile-files-'));
+  let n = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: seeds.length - 1 }),
+        fc.oneof({ weight: 50, arbitrary: byteMutation }, { weight: 1, arbitrary: bigLineMutation }),
+        async (seed, m) => {
+          const file = join(dir, `${n++}.json`);
+          await writeFile(file, applyByteMutation(Buffer.from(seeds[seed]!), m));
+          const o = await outcome(() => load(file));
+          expectParserOutcome(o, type, [file]);
+          opts.check?.(o, file);
+        },
+      ),
+      { numRuns: opts.numRuns },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
