@@ -345,9 +345,25 @@ export interface AgentEnvInput {
   persistRoot: string;
   spillRoot: string;
   home: string;
+  /** The other volatile roots (test root, real home, install directory...), as `ACP_SNAPSHOT_ROOTS`. */
+  roots?: Record<string, string>;
+  /** The directory of the fixtures' sidecars (replay and refresh), so drift messages can show recorded prompts. */
+  sidecars?: string;
   /** Record mode only: the model endpoint and key. */
   baseUrl?: string;
   apiKey?: string;
+}
+
+/**
+ * The agent's PATH: the harness's own, less the entries a package runner (`npm test`, `npx`) put in
+ * front of it (`.../node_modules/.bin`, npm's node-gyp-bin), so the agent sees the same PATH however
+ * Playwright was started and tool output that shows PATH stays the same between recording and replay.
+ */
+export function agentPath(path: string | undefined): string {
+  const entries = (path ?? '/usr/local/bin:/usr/bin:/bin')
+    .split(':')
+    .filter((p) => p !== '' && !/\/node_modules\/\.bin\/?$/.test(p) && !/\/node-gyp-bin\/?$/.test(p));
+  return [...new Set(entries)].join(':') || '/usr/local/bin:/usr/bin:/bin';
 }
 
 /** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
@@ -361,10 +377,13 @@ export function agentEnv(
     ACP_SNAPSHOT_PERSIST_ROOT: input.persistRoot,
     ACP_SNAPSHOT_SPILL_ROOT: input.spillRoot,
     HOME: input.home,
-    PATH: parent.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: agentPath(parent.PATH),
     LANG: parent.LANG ?? 'C.UTF-8',
     TZ: 'UTC',
   };
+  if (input.roots && Object.keys(input.roots).length > 0)
+    env.ACP_SNAPSHOT_ROOTS = JSON.stringify(input.roots);
+  if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
   if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
   if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
   if (input.mode === 'record') {

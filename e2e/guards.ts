@@ -12,6 +12,7 @@ import {
   decodeUtf8File,
   parseLogText,
   projectLog,
+  RootReplacer,
   rowKindOf,
   type SessionEvent,
   sidecarHash,
@@ -148,10 +149,10 @@ function sidecarRefs(event: SessionEvent): string[] {
   return refs;
 }
 
-function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }> {
+function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {
   const home = opts.home ?? homedir();
   const user = opts.user ?? safeUser();
-  const out: Array<{ re: RegExp; what: string }> = [
+  const out: Array<{ re: Pick<RegExp, 'test'>; what: string }> = [
     { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
     { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
     { re: /"authorization"\s*:/i, what: 'an authorization header' },
@@ -164,10 +165,13 @@ function secretPatterns(opts: GuardOptions): Array<{ re: RegExp; what: string }>
       what: 'a real home directory path',
     },
   ];
-  if (home && home.length > 1 && home !== '/')
-    out.push({ re: new RegExp(escapeRegExp(home)), what: 'the real home directory' });
+  // The real home and user name by the one boundary rule every surface replaces them with (roots.ts).
+  const homeRoot = RootReplacer.of({ realHome: home });
+  if (!homeRoot.empty)
+    out.push({ re: { test: (line) => homeRoot.text(line) !== line }, what: 'the real home directory' });
   if (isIdentifyingUserName(user)) {
-    out.push({ re: new RegExp(`\\b${escapeRegExp(user)}\\b`), what: 'the user name' });
+    const userRoot = RootReplacer.of({ user });
+    out.push({ re: { test: (line) => userRoot.text(line) !== line }, what: 'the user name' });
   }
   const values = opts.secretValues ?? (process.env.DEEPSEEK_API_KEY ? [process.env.DEEPSEEK_API_KEY] : []);
   for (const v of values)

@@ -5,7 +5,7 @@
  * Deterministic (same input, same output) and idempotent (normalizing a normalized text changes nothing).
  */
 
-import { MAX_JSON_DEPTH } from '@acp-snapshot/session-log';
+import { MAX_JSON_DEPTH, RootReplacer, rootSpellings } from '@acp-snapshot/session-log';
 
 /** Volatile directories of one test, replaced by `{{name}}` (longest first). */
 export type NormalizeRoots = Record<string, string | undefined>;
@@ -55,26 +55,66 @@ function atLine<T>(where: string, body: () => T): T {
   }
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const STREAMED_UPDATES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk']);
+
+/** A `session/update` notification carrying one streamed text fragment, with the run it belongs to. */
+function streamedChunk(v: unknown): { key: string; update: { content: { text: string } } } | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const m = v as { method?: unknown; params?: { sessionId?: unknown; update?: Record<string, unknown> } };
+  if (m.method !== 'session/update' || !m.params?.update) return undefined;
+  const update = m.params.update;
+  const content = update.content as { type?: unknown; text?: unknown } | undefined;
+  if (!STREAMED_UPDATES.has(String(update.sessionUpdate)) || content?.type !== 'text') return undefined;
+  if (typeof content.text !== 'string') return undefined;
+  return {
+    key: `${String(m.params.sessionId)}/${String(update.sessionUpdate)}`,
+    update: update as { content: { text: string } },
+  };
 }
 
 /** A normalization surface: holds the placeholder numbering, so use one instance per compared text. */
 export class Normalizer {
-  private readonly rootPairs: Array<[string, string]>;
+  private readonly roots: RootReplacer;
+  /** Texts of streamed fragments whose roots were replaced as one run (see {@link Normalizer.streamed}). */
+  private readonly preReplaced = new WeakMap<object, string>();
   private readonly numbers = new Map<string, Map<string, number>>();
   private readonly sessionIds: string[] = [];
   private process = 0;
 
   constructor(opts: NormalizeOptions = {}) {
-    const pairs: Array<[string, string]> = [];
-    for (const [name, dir] of Object.entries(opts.roots ?? {})) {
-      if (dir && dir.length > 1) pairs.push([name, dir.replace(/\/+$/, '')]);
-      for (const alias of opts.aliases?.[name] ?? [])
-        if (alias.length > 1) pairs.push([name, alias.replace(/\/+$/, '')]);
+    // The one definition of roots and their boundary rule (session-log roots.ts), longest first.
+    this.roots = new RootReplacer(rootSpellings(opts.roots ?? {}, opts.aliases ?? {}));
+  }
+
+  /**
+   * Registers the text contents of streamed chunk updates (a run of agent_message_chunk or
+   * agent_thought_chunk lines of one session), whose roots are replaced over the whole run: a path the
+   * model streamed in pieces becomes slice placeholders, like in the projected log.
+   */
+  streamed(values: readonly unknown[]): void {
+    let run: Array<{ content: { text: string } }> = [];
+    let key: string | undefined;
+    const flush = () => {
+      if (run.length > 0) {
+        const pieces = this.roots.pieces(run.map((c) => c.content.text));
+        run.forEach((c, i) => {
+          this.preReplaced.set(c.content, pieces[i]!);
+        });
+      }
+      run = [];
+      key = undefined;
+    };
+    for (const v of values) {
+      const chunk = streamedChunk(v);
+      if (!chunk) {
+        flush();
+        continue;
+      }
+      if (chunk.key !== key) flush();
+      key = chunk.key;
+      run.push(chunk.update);
     }
-    // Longest first, so a root nested in another (cwd inside the test root) wins.
-    this.rootPairs = pairs.sort((a, b) => b[1].length - a[1].length);
+    flush();
   }
 
   /** Marks the start of the next agent process: JSON-RPC ids restart per connection. */
@@ -111,14 +151,15 @@ export class Normalizer {
   }
 
   /** Normalizes a string: roots, generated temp roots, session ids, ISO timestamps. */
-  string(s: string): string {
+  string(s: string, rootsReplaced?: string): string {
     if (PLACEHOLDER.test(s)) return s;
+    if (rootsReplaced !== undefined) return this.rest(rootsReplaced.replace(GENERATED_ROOT, '{{root}}'));
+    return this.rest(this.roots.text(s).replace(GENERATED_ROOT, '{{root}}'));
+  }
+
+  /** Session ids and timestamps of a string whose roots are already replaced. */
+  private rest(s: string): string {
     let out = s;
-    for (const [name, dir] of this.rootPairs) {
-      if (out.includes(dir))
-        out = out.replace(new RegExp(`${escapeRegExp(dir)}(?![A-Za-z0-9._-])`, 'g'), `{{${name}}}`);
-    }
-    out = out.replace(GENERATED_ROOT, '{{root}}');
     // Longest first so an id that prefixes another is not replaced inside it.
     for (const id of [...this.sessionIds].sort((a, b) => b.length - a.length)) {
       if (id.length >= 4 && !PLACEHOLDER.test(id) && out.includes(id))
@@ -146,7 +187,12 @@ export class Normalizer {
     if (Array.isArray(v)) return v.map((x) => this.value(x, undefined, depth + 1));
     const isMessage = 'jsonrpc' in v;
     const out: Record<string, unknown> = {};
+    const replaced = this.preReplaced.get(v);
     for (const [k, x] of Object.entries(v)) {
+      if (replaced !== undefined && k === 'text' && typeof x === 'string') {
+        out[k] = this.string(x, replaced);
+        continue;
+      }
       // A JSON-RPC id keeps its direction: agent requests (with `method`) and responses to the client's requests.
       if (isMessage && k === 'id' && x !== null) {
         out[k] = this.number('id', `${this.process}:${'method' in v ? 'agent' : 'client'}:${String(x)}`);
@@ -164,6 +210,7 @@ export class Normalizer {
         return p;
       }),
     );
+    this.streamed(parsed);
     return parsed.map((p) => JSON.stringify(this.value(p)));
   }
 }
@@ -180,6 +227,10 @@ export function normalizeStdout(
       n.collectSessionIds(value);
       return { value, process: l.process };
     }),
+  );
+  // A process boundary ends a run of streamed chunks.
+  n.streamed(
+    parsed.flatMap((p, i) => (i > 0 && parsed[i - 1]!.process !== p.process ? [null, p.value] : [p.value])),
   );
   let current = parsed[0]?.process ?? 0;
   return parsed.map((p) => {

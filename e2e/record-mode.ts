@@ -3,9 +3,11 @@
  * reaches disk, and writing a scenario's fixtures and sidecars.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { homedir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { escapeRegExp, isIdentifyingUserName } from './secrets.js';
+import { RootReplacer } from '@acp-snapshot/session-log';
+import { machineRoots } from './roots.js';
+import { isIdentifyingUserName } from './secrets.js';
 
 /** The model endpoint a recording uses. */
 export type RecordTarget =
@@ -76,9 +78,11 @@ export interface ScrubSecrets {
 
 /** This machine's secrets for a recording with `apiKey`. */
 export function machineSecrets(apiKey?: string): ScrubSecrets {
+  // The same real home every surface hides (roots.ts); scrubbing is the last line behind the projection.
+  const { realHome } = machineRoots();
   const s: ScrubSecrets = {
     values: apiKey && apiKey !== LOCAL_PLACEHOLDER_KEY ? [apiKey] : [],
-    home: homedir(),
+    ...(realHome ? { home: realHome } : {}),
   };
   try {
     s.user = userInfo().username;
@@ -98,14 +102,9 @@ export function scrubSecrets(text: string, secrets: ScrubSecrets): string {
   out = out.replace(/\b(Bearer\s+)[A-Za-z0-9._~+/-]{8,}/g, '$1[redacted]');
   out = out.replace(/("authorization"\s*:\s*")[^"]*(")/gi, '$1[redacted]$2');
   out = out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, 'sk-[redacted]');
-  if (secrets.home && secrets.home.length > 1 && secrets.home !== '/') {
-    out = out.replace(new RegExp(`${escapeRegExp(secrets.home)}(?![A-Za-z0-9._-])`, 'g'), '{{realHome}}');
-  }
-  const user = secrets.user;
-  if (isIdentifyingUserName(user)) {
-    out = out.replace(new RegExp(`\\b${escapeRegExp(user)}\\b`, 'g'), '{{user}}');
-  }
-  return out;
+  // The same roots, names and boundary rule as every other surface (session-log roots.ts).
+  const user = isIdentifyingUserName(secrets.user) ? secrets.user : undefined;
+  return RootReplacer.of({ realHome: secrets.home, user }).text(out);
 }
 
 /** A scenario's fixture files as written by record and refresh. */

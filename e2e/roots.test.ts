@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { createTestRoots, removeTestRoots, rootMap, scenarioKey } from './roots.js';
+import { createTestRoots, machineRoots, removeTestRoots, rootMap, scenarioKey } from './roots.js';
 
 test('roots are fresh, isolated, seeded, and of fixed length per scenario', async () => {
   const seed = await mkdtemp(join(tmpdir(), 'seed-'));
@@ -21,12 +21,14 @@ test('roots are fresh, isolated, seeded, and of fixed length per scenario', asyn
     expect(await readFile(join(b.cwd, 'src', 'a.txt'), 'utf8')).toBe('hello\n');
     expect(rootMap(a)).toEqual({
       cwd: `${a.root}/work`,
-      workspaceParent: undefined,
       persist: `${a.root}/persist`,
       spill: `${a.root}/spill`,
       home: `${a.root}/home`,
       root: a.root,
+      ...machineRoots(),
     });
+    // The machine's real home is a root of every run (tool output may show it), never the generated HOME.
+    expect(a.realHome).toBe(userInfo().homedir);
     expect(scenarioKey('hello')).not.toBe(scenarioKey('hello2'));
   } finally {
     await Promise.all([removeTestRoots(a), removeTestRoots(b), rm(seed, { recursive: true })]);

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import fse from 'fs-extra';
+import { isIdentifyingUserName } from './secrets.js';
 
 /** The isolated directories of one test run of a scenario. */
 export interface TestRoots {
@@ -21,6 +22,12 @@ export interface TestRoots {
   home: string;
   /** Other spellings of the roots (realpath), for normalization. */
   aliases: Record<string, string[]>;
+  /** The machine's real home directory (the harness's own HOME), which tool output may show. */
+  realHome?: string;
+  /** The real user name, when it identifies someone (see secrets.ts). */
+  user?: string;
+  /** The directory the agent under test is installed in (its stack traces, its PATH entries). */
+  install?: string;
 }
 
 /** Options for {@link createTestRoots}. */
@@ -31,6 +38,27 @@ export interface RootsOptions {
   workspaceParent?: string;
   /** Parent of the generated root; `/tmp` (fixed, so paths keep their length across machines) when it exists. */
   base?: string;
+  /** The agent's install directory, replaced by `{{install}}`. */
+  install?: string;
+}
+
+/**
+ * The machine's own roots: its real home and (when it identifies someone) the user name. Every
+ * surface replaces them, so output that shows them replays on the machine that recorded it and on any other.
+ */
+export function machineRoots(): { realHome?: string; user?: string } {
+  const out: { realHome?: string; user?: string } = {};
+  // The account's home (passwd) rather than $HOME: commands show it (`getent`, `~user`) whatever HOME says.
+  let home = homedir();
+  try {
+    const info = userInfo();
+    if (info.homedir) home = info.homedir;
+    if (isIdentifyingUserName(info.username)) out.user = info.username;
+  } catch {
+    // No passwd entry: $HOME, and no user name to hide.
+  }
+  if (home && home !== '/') out.realHome = home;
+  return out;
 }
 
 /** Eight hex characters of sha256(scenario): keys the generated root to the scenario. */
@@ -58,6 +86,8 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
     spillRoot: join(root, 'spill'),
     home: join(root, 'home'),
     aliases: {},
+    ...machineRoots(),
+    ...(opts.install ? { install: opts.install } : {}),
   };
   if (opts.workspaceParent) roots.workspaceParent = work;
   await mkdir(work, { recursive: true });
@@ -68,7 +98,7 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
   const real = await realpath(root);
   if (real !== root) {
     for (const [name, dir] of Object.entries(rootMap(roots))) {
-      if (dir) roots.aliases[name] = [real + dir.slice(root.length)];
+      if (dir?.startsWith(root)) roots.aliases[name] = [real + dir.slice(root.length)];
     }
   }
   return roots;
@@ -78,18 +108,51 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
  * The named roots for projection and normalization (`{{cwd}}`, `{{spill}}`...: the names agents use
  * in their request fingerprints), longest replaced first by the consumers.
  */
-export function rootMap(r: TestRoots): Record<string, string | undefined> {
-  return {
+export function rootMap(r: TestRoots): Record<string, string> {
+  const all: Record<string, string | undefined> = {
     cwd: r.cwd,
     workspaceParent: r.workspaceParent,
     persist: r.persistRoot,
     spill: r.spillRoot,
     home: r.home,
     root: r.root,
+    realHome: r.realHome,
+    install: r.install,
+    user: r.user,
   };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/**
+ * The roots an agent is handed in `ACP_SNAPSHOT_ROOTS` so its request fingerprints hide the same
+ * roots the harness hides (the cwd it learns from session/new; persist, spill and HOME have their own
+ * variables).
+ */
+export function agentRoots(r: TestRoots): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rootMap(r))) if (name !== 'cwd') out[name] = value;
+  return out;
 }
 
 /** Removes a test's root. */
 export async function removeTestRoots(r: TestRoots): Promise<void> {
   await rm(r.root, { recursive: true, force: true });
+}
+
+/**
+ * The directory an agent command is installed in, for `{{install}}`: the outermost directory holding
+ * a package.json above the command's script (a workspace root, or the project whose node_modules
+ * holds an npm-installed agent); undefined when the command names no script on disk.
+ */
+export function installDir(command: readonly string[]): string | undefined {
+  const script = command.find((a, i) => i > 0 && isAbsolute(a) && existsSync(a)) ?? command[0];
+  if (!script || !isAbsolute(script) || !existsSync(script)) return undefined;
+  let found: string | undefined;
+  for (let dir = dirname(script); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) found = dir;
+    if (dirname(dir) === dir) break;
+  }
+  return found;
 }

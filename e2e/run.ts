@@ -17,7 +17,14 @@ import {
 } from './driver.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
 import { orphansMessage, reapOrphans } from './orphans.js';
-import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
+import {
+  agentRoots,
+  createTestRoots,
+  installDir,
+  type RootsOptions,
+  removeTestRoots,
+  type TestRoots,
+} from './roots.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
 
@@ -79,7 +86,8 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
   const { paths } = opts;
   const scenario = await loadScenario(paths.input);
   const command = scenarioAgentCommand(scenario, paths.input, opts);
-  const rootsOpts: { seedDir: string; workspaceParent?: string } = { seedDir: paths.workspace };
+  const install = installDir(command);
+  const rootsOpts: RootsOptions = { seedDir: paths.workspace, ...(install ? { install } : {}) };
   if (scenario.flags.workspaceParent) rootsOpts.workspaceParent = scenario.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
   try {
@@ -89,6 +97,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
       persistRoot: roots.persistRoot,
       spillRoot: roots.spillRoot,
       home: roots.home,
+      roots: agentRoots(roots),
     };
     if (opts.mode !== 'record') {
       if (!existsSync(paths.session)) {
@@ -97,6 +106,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
         );
       }
       envInput.fixture = paths.session;
+      envInput.sidecars = paths.sidecars;
     }
     if (scenario.flags.overridden) envInput.override = paths.override;
     if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;

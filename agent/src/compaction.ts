@@ -93,7 +93,9 @@ export async function maybeCompact(
   let rawOutput = '';
   let usage: Usage | undefined;
   let finished = false;
-  const iterator = plugin.stream(request, { signal, turn, step, fingerprint })[Symbol.asyncIterator]();
+  const iterator = plugin
+    .stream(request, { signal, turn, step, fingerprint, roots: session.roots })
+    [Symbol.asyncIterator]();
   try {
     for (;;) {
       const next = await untilAborted(iterator.next(), signal);

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { parseRootsEnv, type VolatileRoots } from '@acp-snapshot/session-log';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';
@@ -64,6 +65,15 @@ async function pluginEnv(llm: AgentConfig['llm']): Promise<Record<string, string
   }
 }
 
+/** The harness's volatile roots (a documented env contract); a malformed value is a config error. */
+function rootsFromEnv(env: NodeJS.ProcessEnv): VolatileRoots {
+  try {
+    return parseRootsEnv(env.ACP_SNAPSHOT_ROOTS);
+  } catch (e) {
+    throw new ConfigError(`config error: ${(e as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   // stdout is the ACP channel: anything a dependency prints with console.log goes to stderr instead.
   console.log = console.error;
@@ -96,6 +106,7 @@ async function main(): Promise<void> {
     ids,
     toolEnv,
     home: env.HOME || homedir(),
+    roots: rootsFromEnv(env),
     agentInfo: { name: 'acp-snapshot-agent', title: 'acp-snapshot reference agent', version: pkg.version },
     log: logLine,
   };

@@ -1,4 +1,4 @@
-import type { LlmPlugin, ToolSchema } from '@acp-snapshot/session-log';
+import type { LlmPlugin, ToolSchema, VolatileRoots } from '@acp-snapshot/session-log';
 import type { AgentConfig } from './config.js';
 import type { Clock, IdGenerator } from './seams.js';
 import type { SessionStore } from './session-store.js';
@@ -17,6 +17,8 @@ export interface AgentServices {
   toolEnv: Record<string, string | undefined>;
   /** The home directory (a volatile root of fingerprints). */
   home: string;
+  /** The harness's other volatile roots (`ACP_SNAPSHOT_ROOTS`): test root, real home, install directory... */
+  roots: VolatileRoots;
   agentInfo: { name: string; title: string; version: string };
   log: (line: string) => void;
 }

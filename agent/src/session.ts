@@ -38,8 +38,8 @@ export class AgentSession {
 
   /** Volatile roots replaced by placeholders before fingerprinting requests. */
   get roots(): VolatileRoots {
-    const { config, home } = this.services;
-    return { cwd: this.cwd, spill: config.spillRoot, persist: config.persistRoot, home };
+    const { config, home, roots } = this.services;
+    return { ...roots, cwd: this.cwd, spill: config.spillRoot, persist: config.persistRoot, home };
   }
 
   /** Persists an event (durably) and applies it to the conversation: the only way state changes. */

@@ -96,7 +96,9 @@ export class TurnRunner {
     await session.record({ type: 'llm/request', turn, step, purpose: 'turn', fingerprint });
     const assembled = new StreamAssembler();
     this.partial = assembled;
-    const iterator = plugin.stream(request, { signal, turn, step, fingerprint })[Symbol.asyncIterator]();
+    const iterator = plugin
+      .stream(request, { signal, turn, step, fingerprint, roots: session.roots })
+      [Symbol.asyncIterator]();
     try {
       for (;;) {
         const next = await untilAborted(iterator.next(), signal);

@@ -161,7 +161,7 @@ function describeMessage(
     live.parts.messages[index],
     roots,
   );
-  if (!recordedTrusted || !recordedMsg) {
+  if (!recordedMsg) {
     const why =
       expected.purpose === 'compaction'
         ? 'a compaction request is not stored in the log'
@@ -171,6 +171,13 @@ function describeMessage(
     lines.push(`  recorded ${part}: not available (${why}); live ${part} (${liveMsg.role}):`);
     lines.push(`    ${window(liveNorm.content, 0)}`);
     return { part, detail: lines.join('\n') };
+  }
+  if (!recordedTrusted) {
+    // The log holds the message, but not exactly as it was hashed (a root hidden differently when it was
+    // recorded): show it all the same, saying so, rather than claiming there is no recorded text.
+    lines.push(
+      `  (the log's ${part} does not hash to the recorded fingerprint part, so it may differ from what was sent in roots only)`,
+    );
   }
   const a = messageFields(recordedMsg);
   const b = messageFields(liveNorm);

@@ -1,6 +1,13 @@
-import type { LlmPluginFactory } from '@acp-snapshot/session-log';
+import {
+  type LlmPluginFactory,
+  parseRootsEnv,
+  resolveSystemPrompt,
+  resolveTools,
+  type SessionHeader,
+} from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import { deriveReplayScript, recordedRequests } from './derive.js';
+import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';
 import { loadOverride } from './override.js';
 import { ReplayServer, type Timing } from './server.js';
@@ -107,14 +114,40 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
     scenario: o.scenario,
     entries,
     source: o.override ?? o.fixture!,
-    recorded: {
-      ...(typeof header?.systemPrompt === 'string' ? { system: header.systemPrompt } : {}),
-      ...(Array.isArray(header?.tools) ? { tools: header.tools } : {}),
-      ...(header && !header.cwd.includes('{{') ? { roots: { cwd: header.cwd } } : {}),
-    },
+    recorded: recordedContext(header, env.ACP_SNAPSHOT_SIDECARS, log),
     timing,
     fingerprints: o.fingerprints ?? mode,
-    roots: { spill: env.ACP_SNAPSHOT_SPILL_ROOT, persist: env.ACP_SNAPSHOT_PERSIST_ROOT, home: env.HOME },
+    roots: {
+      ...parseRootsEnv(env.ACP_SNAPSHOT_ROOTS),
+      spill: env.ACP_SNAPSHOT_SPILL_ROOT,
+      persist: env.ACP_SNAPSHOT_PERSIST_ROOT,
+      home: env.HOME,
+    },
     log,
   });
 };
+
+/**
+ * What the fixture tells about the recorded requests beyond their hashes: the system prompt and tool
+ * schemas, inline or from their sidecars (`ACP_SNAPSHOT_SIDECARS`), so a drift shows the recorded text.
+ */
+function recordedContext(
+  header: SessionHeader | undefined,
+  sidecars: string | undefined,
+  log: (line: string) => void,
+): RecordedContext {
+  if (!header) return {};
+  const out: RecordedContext = {};
+  const source = sidecars && sidecars !== '' ? sidecars : undefined;
+  try {
+    if (typeof header.systemPrompt === 'string') out.system = header.systemPrompt;
+    else if (source) out.system = resolveSystemPrompt(header, source);
+    if (Array.isArray(header.tools)) out.tools = header.tools;
+    else if (source) out.tools = resolveTools(header, source);
+  } catch (e) {
+    // A missing sidecar is the guards' to report; the drift message then says the text is unavailable.
+    log(`llm-replay: warning: ${(e as Error).message}`);
+  }
+  if (!header.cwd.includes('{{')) out.roots = { cwd: header.cwd };
+  return out;
+}

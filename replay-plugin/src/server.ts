@@ -1,4 +1,6 @@
 import {
+  hydrateRoots,
+  hydrateText,
   LlmAbortError,
   type LlmCallContext,
   type LlmPlugin,
@@ -31,8 +33,7 @@ export interface ReplayServerOptions {
   log: (line: string) => void;
 }
 
-/** The agent may pass its own roots with the call (an optional extension of LlmCallContext). */
-type CallContext = LlmCallContext & { roots?: VolatileRoots };
+type CallContext = LlmCallContext;
 
 const matches = (e: ExpectedCall | undefined, turn: number, step: number, purpose: string): boolean =>
   !!e &&
@@ -160,7 +161,9 @@ export class ReplayServer implements LlmPlugin {
       if (this.active?.call === index + 1) this.active = undefined;
     };
     try {
-      const chunks = entry.chunks ?? [];
+      // Recorded output names roots by placeholder; the agent gets this run's real paths, as live.
+      const roots = { ...this.opts.roots, ...ctx.roots };
+      const chunks = hydrateRoots(entry.chunks ?? [], roots);
       const delays = this.opts.timing === 'recorded' && entry.kind === 'chunks' ? entry.delaysMs : undefined;
       const last = chunks.length - 1;
       for (let i = 0; i <= last; i++) {
@@ -172,7 +175,7 @@ export class ReplayServer implements LlmPlugin {
         yield chunks[i]!;
       }
       if (entry.kind === 'throw') {
-        throw new LlmProviderError(entry.message, entry.code, entry.status);
+        throw new LlmProviderError(hydrateText(entry.message, roots), entry.code, entry.status);
       }
       if (entry.kind === 'hang') await hangUntilAborted(signal);
     } finally {

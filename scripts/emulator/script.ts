@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { handWrittenFileText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
+import { ScriptVars } from './template.js';
 
 /** Where the script format is documented; named in every script error. */
 export const SCRIPT_DOC = 'scripts/emulator/README.md';
@@ -115,12 +116,15 @@ export type ScriptEntry = z.infer<typeof ReplyEntry> | z.infer<typeof FailEntry>
 /** A whole script: `{ "responses": [...] }`; response i answers request i. */
 export interface Script {
   description?: string;
+  /** Values of the request templated into answers as `${name}` (template.ts). */
+  vars?: ScriptVars;
   responses: ScriptEntry[];
 }
 
 const TopLevel = z.strictObject({
   $schema: z.string().optional(),
   description: z.string().optional(),
+  vars: ScriptVars.optional(),
   responses: z.array(z.unknown()),
 });
 
@@ -161,7 +165,11 @@ export function parseScript(value: unknown, file = '<inline script>'): Script {
     else problems.push(...issuesOf(r.error, base));
   });
   if (problems.length) fail(file, problems);
-  return { ...(top.data.description !== undefined && { description: top.data.description }), responses };
+  return {
+    ...(top.data.description !== undefined && { description: top.data.description }),
+    ...(top.data.vars !== undefined && { vars: top.data.vars }),
+    responses,
+  };
 }
 
 /** Reads, parses and validates a script file. */

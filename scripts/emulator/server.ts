@@ -10,6 +10,7 @@ import {
   type ScriptFail,
   type ScriptReply,
 } from './script.js';
+import { applyVars, resolveVars, usedVars, VarNotFound } from './template.js';
 import {
   completionObject,
   dataLine,
@@ -32,7 +33,13 @@ export interface EmulatorOptions {
 }
 
 /** How a request was answered. */
-export type Served = 'reply' | `fail:${ScriptFail['kind']}` | 'exhausted' | 'not_found' | 'bad_json';
+export type Served =
+  | 'reply'
+  | `fail:${ScriptFail['kind']}`
+  | 'exhausted'
+  | 'not_found'
+  | 'bad_json'
+  | 'script_var';
 
 /** One request the emulator received, as tests assert on it. */
 export interface LoggedRequest {
@@ -264,7 +271,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       );
     }
     const n = nextEntry;
-    const scripted = script.responses[n];
+    let scripted = script.responses[n];
     if (!scripted) {
       entry.served = 'exhausted';
       const message =
@@ -279,6 +286,21 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     }
     nextEntry++;
     entry.entry = n;
+    if (script.vars) {
+      try {
+        scripted = applyVars(scripted, resolveVars(script.vars, usedVars(script.vars, scripted), body));
+      } catch (e) {
+        if (!(e instanceof VarNotFound)) throw e;
+        entry.served = 'script_var';
+        const message = `emulator: ${scriptName} response ${n}: ${e.message}`;
+        log(message);
+        return sendJson(
+          res,
+          400,
+          errorBody(400, { message, type: 'emulator_script_var', code: 'script_var' }),
+        );
+      }
+    }
     const who = identity(n, body);
     const stream = body.stream === true;
     if ('reply' in scripted) {

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestFingerprint } from './events.js';
 import type { LlmRequest } from './llm.js';
-
-/** Volatile roots of a session, replaced by `{{name}}` placeholders before hashing. */
-export type VolatileRoots = Record<string, string | undefined>;
+import { replaceRoots, type VolatileRoots } from './roots.js';
 
 /** JSON with object keys sorted at every depth: the canonical text that is hashed. */
 export function canonicalJson(value: unknown): string {
@@ -26,29 +24,6 @@ function sortKeys(value: unknown): unknown {
 /** Short sha256 (16 hex chars) of a canonical value. */
 export function shortHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
-}
-
-/** Replaces every occurrence of each root (longest first) in every string of `value`. */
-export function replaceRoots<T>(value: T, roots: VolatileRoots): T {
-  const pairs = Object.entries(roots)
-    .filter((p): p is [string, string] => typeof p[1] === 'string' && p[1].length > 1)
-    .sort((a, b) => b[1].length - a[1].length);
-  if (pairs.length === 0) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      let s = v;
-      for (const [name, root] of pairs) if (s.includes(root)) s = s.split(root).join(`{{${name}}}`);
-      return s;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
-      return out;
-    }
-    return v;
-  };
-  return walk(value) as T;
 }
 
 /**

@@ -8,5 +8,6 @@ export * from './fingerprint.js';
 export * from './llm.js';
 export * from './project.js';
 export * from './reader.js';
+export * from './roots.js';
 export * from './rows.js';
 export * from './utf8.js';

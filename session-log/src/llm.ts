@@ -1,4 +1,5 @@
 import type { ChatMessage, RequestFingerprint, StreamChunk, ToolSchema } from './events.js';
+import type { VolatileRoots } from './roots.js';
 
 /**
  * The LLM plugin contract shared by the agent (which calls it) and every implementation
@@ -32,6 +33,8 @@ export interface LlmCallContext {
   step: number;
   /** The fingerprint the agent computed and persisted for this request (roots already replaced). */
   fingerprint: RequestFingerprint;
+  /** The roots the fingerprint replaced: replay hydrates recorded output with them. */
+  roots?: VolatileRoots;
 }
 
 /** A loaded LLM plugin. */

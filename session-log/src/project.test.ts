@@ -89,12 +89,13 @@ test('a sidecar that is missing or edited by hand is reported with what to do', 
 
 test('property: the projection of a projection is itself, with no new sidecars', () => {
   const cwd = '/tmp/acp-proj-test/cwd';
+  // A root starts a path: after a space (not glued to a longer name, where it is no root: roots.test.ts).
   const withRoot = fc
     .tuple(anyRecords, anyText(10))
     .map(([records, s]): LogRecord[] =>
       records.map((r) =>
         r.event.type === 'message/committed' && r.event.message.role === 'user'
-          ? { ...r, event: { ...r.event, message: { role: 'user', content: `${s}${cwd}/x${s}` } } }
+          ? { ...r, event: { ...r.event, message: { role: 'user', content: `${s} ${cwd}/x${s}` } } }
           : r,
       ),
     );

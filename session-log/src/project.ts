@@ -5,8 +5,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { serializeLog } from './codec.js';
-import { type LogRecord, type SessionHeader, SidecarRef, ToolSchema } from './events.js';
-import type { VolatileRoots } from './fingerprint.js';
+import {
+  type EventOf,
+  type LogRecord,
+  type SessionHeader,
+  SidecarRef,
+  type StreamChunk,
+  ToolSchema,
+} from './events.js';
+import { RootReplacer, type RootSpelling, rootSpellings, type VolatileRoots, WORD_ROOTS } from './roots.js';
 
 /** sha256 hex of a sidecar's content: its name (`<sha256>.json`). */
 export function sidecarHash(content: string): string {
@@ -32,12 +39,16 @@ function trimSlash(p: string): string {
 
 /**
  * Every spelling of each root: the path itself, its realpath, and the `/private/...` twin (macOS
- * /tmp and /var) when the filesystem says it is the same directory.
+ * /tmp and /var) when the filesystem says it is the same directory. Word roots (the user name) as given.
  */
-export function rootAliases(roots: VolatileRoots): Array<[name: string, path: string]> {
-  const pairs: Array<[string, string]> = [];
+export function rootAliases(roots: VolatileRoots): RootSpelling[] {
+  const pairs: RootSpelling[] = [];
   for (const [name, raw] of Object.entries(roots)) {
     if (typeof raw !== 'string' || raw.length <= 1) continue;
+    if (WORD_ROOTS.has(name) || !raw.startsWith('/')) {
+      pairs.push(...rootSpellings({ [name]: raw }));
+      continue;
+    }
     const spellings = new Set([trimSlash(raw)]);
     if (existsSync(raw)) {
       const real = realpathSync(raw);
@@ -49,30 +60,59 @@ export function rootAliases(roots: VolatileRoots): Array<[name: string, path: st
     }
     for (const s of spellings) if (s.length > 1) pairs.push([name, s]);
   }
-  // Longest first, so a root inside another root (cwd inside home) wins.
-  return pairs.sort((a, b) => b[1].length - a[1].length);
+  return pairs;
 }
 
-/** Replaces every spelling of every root in all strings of `value` by `{{name}}`. */
+/** Replaces every spelling of every root in all strings of `value` by `{{name}}` (the one boundary rule). */
 export function replaceRootAliases<T>(value: T, roots: VolatileRoots): T {
-  const pairs = rootAliases(roots).map(([name, path]) => [path, `{{${name}}}`] as const);
-  if (pairs.length === 0) return value;
-  // One walk over the value for all spellings (longest first), like fingerprint.ts's replaceRoots.
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      let s = v;
-      for (const [path, placeholder] of pairs) if (s.includes(path)) s = s.split(path).join(placeholder);
-      return s;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const k in v) out[k] = walk((v as Record<string, unknown>)[k]);
-      return out;
-    }
-    return v;
-  };
-  return walk(value) as T;
+  return new RootReplacer(rootAliases(roots)).value(value);
+}
+
+/** The stream a chunk belongs to within its model call: its text, its reasoning, or one tool call's arguments. */
+function chunkChannel(chunk: StreamChunk): string | undefined {
+  if (chunk.type === 'text' || chunk.type === 'reasoning') return chunk.type;
+  if (chunk.type === 'tool_call_args') return `args:${chunk.index}`;
+  return undefined;
+}
+
+/**
+ * Records with their roots replaced. The fragments a model streamed (the chunks of one model call's
+ * text, reasoning or tool-call arguments) are matched as one text, so a path split over chunks
+ * becomes slice placeholders instead of staying half replaced (see roots.ts).
+ */
+export function replaceRecordRoots(records: readonly LogRecord[], replacer: RootReplacer): LogRecord[] {
+  const out = records.map((r) => replacer.value(r));
+  const streams = new Map<string, number[]>();
+  records.forEach((r, i) => {
+    const e = r.event;
+    if (e.type !== 'assistant/chunk') return;
+    const channel = chunkChannel(e.chunk);
+    if (!channel) return;
+    const key = `${e.turn}/${e.step}/${channel}`;
+    const list = streams.get(key) ?? [];
+    list.push(i);
+    streams.set(key, list);
+  });
+  for (const indexes of streams.values()) {
+    if (indexes.length < 2) continue;
+    const texts = indexes.map((i) => chunkText((records[i]!.event as EventOf<'assistant/chunk'>).chunk));
+    const pieces = replacer.pieces(texts);
+    indexes.forEach((i, k) => {
+      const e = out[i]!.event as EventOf<'assistant/chunk'>;
+      out[i] = { ...out[i]!, event: { ...e, chunk: withChunkText(e.chunk, pieces[k]!) } };
+    });
+  }
+  return out;
+}
+
+function chunkText(c: StreamChunk): string {
+  return c.type === 'tool_call_args' ? c.delta : c.type === 'text' || c.type === 'reasoning' ? c.text : '';
+}
+
+function withChunkText(c: StreamChunk, text: string): StreamChunk {
+  if (c.type === 'tool_call_args') return { ...c, delta: text };
+  if (c.type === 'text' || c.type === 'reasoning') return { ...c, text };
+  return c;
 }
 
 /** The fixture projection of a log: its text and the sidecars it references (sha256 -> file content). */
@@ -94,7 +134,7 @@ export function projectLog(records: readonly LogRecord[], opts: { roots: Volatil
     return { sidecar: hash };
   };
   const projected: LogRecord[] = [];
-  for (const r of replaceRootAliases(records, opts.roots)) {
+  for (const r of replaceRecordRoots(records, new RootReplacer(rootAliases(opts.roots)))) {
     const e = r.event;
     if (e.type !== 'session/header') {
       projected.push({ event: e });
