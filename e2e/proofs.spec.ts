@@ -59,37 +59,47 @@ async function replayCorpus(
   await Promise.all([worker(), worker()]);
 }
 
-test('record round trip: an emulator recording replays green and a second recording is byte-identical', async ({
-  agentCommand,
-  replayCommand,
-}) => {
-  test.skip(
-    !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
-    `scenario ${ROUND_TRIP} not committed yet`,
-  );
-  const dir = await tempFixtures([ROUND_TRIP]);
-  try {
-    const paths = scenarioPaths(dir, ROUND_TRIP);
-    const target = { kind: 'emulator', apiKey: 'local-no-key' } as const;
-    await test.step('record', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
-    const first = await snapshotFiles(dir);
-    await test.step('replay the recording', async () => {
-      const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
-      expect(run.result.problems).toEqual([]);
-      expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
-      const session = await readFile(paths.session, 'utf8');
-      expect(unusedRecordedCalls(ROUND_TRIP, run.result.stderr, session)).toBeUndefined();
-      expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
-        normalizeJsonlText(session),
-      );
-      expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
-    });
-    await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
-    expect(await snapshotFiles(dir)).toEqual(first);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+/**
+ * Scenarios whose model behaves like a real one (absolute paths in tool arguments, roots quoted in answers,
+ * streamed in pieces, the test root and the real home in tool output), plus the plainest one.
+ */
+const REAL_MODEL_ROUND_TRIPS = [ROUND_TRIP, 'absolute-paths', 'parent-listing', 'real-home', 'bash-spill'];
+
+for (const name of REAL_MODEL_ROUND_TRIPS) {
+  test(`record round trip (${name}): the recording replays equal to the live run and a second recording in other roots is byte-identical`, async ({
+    agentCommand,
+    replayCommand,
+  }) => {
+    test.skip(!discoverScenarios(fixturesDir()).includes(name), `scenario ${name} not committed yet`);
+    const dir = await tempFixtures([name]);
+    try {
+      const paths = scenarioPaths(dir, name);
+      const target = { kind: 'emulator', apiKey: 'local-no-key' } as const;
+      // Each recording and replay runs in freshly generated roots: other cwd, spill, persist and test root.
+      await test.step('record', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+      const first = await snapshotFiles(dir);
+      await test.step('replay the recording: every surface equals the live run', async () => {
+        const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+        expect(run.result.problems).toEqual([]);
+        expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
+        const session = await readFile(paths.session, 'utf8');
+        expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
+        expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
+          normalizeJsonlText(session),
+        );
+        expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+      });
+      await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+      expect(await snapshotFiles(dir)).toEqual(first);
+      // And the committed fixtures are what a recording makes today (nothing hand-made, nothing stale).
+      const committed = await snapshotFiles(scenarioPaths(fixturesDir(), name).dir);
+      for (const [rel, text] of Object.entries(committed))
+        expect(first[`scenarios/${name}/${rel}`], rel).toBe(text);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
   replayCommand,
