@@ -21,7 +21,7 @@ export interface NormalizeOptions {
 const PLACEHOLDER = /^\{\{[A-Za-z]+(?::\d+)?\}\}$/;
 const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 /** Per-test roots the harness generates (see roots.ts), also when they leak from another run. */
-const GENERATED_ROOT = /(?:\/private)?\/tmp\/acp-snap-[0-9a-f]{8}-[A-Za-z0-9]{6}/g;
+const GENERATED_ROOT = { name: 'root', source: '(?:/private)?/tmp/acp-snap-[0-9a-f]{8}-[A-Za-z0-9]{6}' };
 const EPOCH_MS_MIN = 946_684_800_000; // 2000-01-01
 const EPOCH_MS_MAX = 4_102_444_800_000; // 2100-01-01
 const EPOCH_KEY = /^(ts|time|timestamp|date)$|(Time|Timestamp|At|_at|_ts)$/;
@@ -83,7 +83,7 @@ export class Normalizer {
 
   constructor(opts: NormalizeOptions = {}) {
     // The one definition of roots and their boundary rule (session-log roots.ts), longest first.
-    this.roots = new RootReplacer(rootSpellings(opts.roots ?? {}, opts.aliases ?? {}));
+    this.roots = new RootReplacer(rootSpellings(opts.roots ?? {}, opts.aliases ?? {}), [GENERATED_ROOT]);
   }
 
   /**
@@ -153,8 +153,7 @@ export class Normalizer {
   /** Normalizes a string: roots, generated temp roots, session ids, ISO timestamps. */
   string(s: string, rootsReplaced?: string): string {
     if (PLACEHOLDER.test(s)) return s;
-    if (rootsReplaced !== undefined) return this.rest(rootsReplaced.replace(GENERATED_ROOT, '{{root}}'));
-    return this.rest(this.roots.text(s).replace(GENERATED_ROOT, '{{root}}'));
+    return this.rest(rootsReplaced ?? this.roots.text(s));
   }
 
   /** Session ids and timestamps of a string whose roots are already replaced. */

@@ -91,9 +91,21 @@ interface Match {
 export class RootReplacer {
   private readonly paths?: RegExp;
   private readonly words?: RegExp;
+  private readonly patterns: Array<{ name: string; re: RegExp }>;
   private readonly names = new Map<string, string>();
 
-  constructor(spellings: readonly RootSpelling[]) {
+  /**
+   * `patterns` are directories known by their shape only (another run's generated root): matched with
+   * the same boundary rule, after the spellings, and named `{{name}}`.
+   */
+  constructor(
+    spellings: readonly RootSpelling[],
+    patterns: ReadonlyArray<{ name: string; source: string }> = [],
+  ) {
+    this.patterns = patterns.map((p) => ({
+      name: p.name,
+      re: new RegExp(`${PATH_BEFORE}(?:${p.source})${PATH_AFTER}`, 'gu'),
+    }));
     const unique = new Map<string, string>();
     // Longest first: the alternation tries longer spellings first at each position.
     for (const [name, text] of [...spellings].sort((a, b) => b[1].length - a[1].length))
@@ -115,27 +127,24 @@ export class RootReplacer {
 
   /** True when there is nothing to replace. */
   get empty(): boolean {
-    return !this.paths && !this.words;
+    return !this.paths && !this.words && this.patterns.length === 0;
   }
 
   private matches(s: string): Match[] {
     const out: Match[] = [];
-    const collect = (re: RegExp | undefined, text: string) => {
+    const collect = (re: RegExp | undefined, text: string, name?: string) => {
       if (!re) return;
-      re.lastIndex = 0;
       for (const m of text.matchAll(re)) {
-        out.push({ start: m.index, end: m.index + m[0].length, name: this.names.get(m[0])! });
+        out.push({ start: m.index, end: m.index + m[0].length, name: name ?? this.names.get(m[0])! });
       }
     };
+    // Later kinds match only where earlier ones did not (a user name inside the real home stays part of it).
+    // The mask is a name character, as the placeholder's `}` will be: what follows a root is not a path start.
+    const masked = () =>
+      out.reduce((t, m) => t.slice(0, m.start) + 'x'.repeat(m.end - m.start) + t.slice(m.end), s);
     collect(this.paths, s);
-    if (this.words) {
-      // Words are matched where no path matched (a user name inside the real home stays part of it).
-      const masked = out.reduce(
-        (t, m) => t.slice(0, m.start) + '\0'.repeat(m.end - m.start) + t.slice(m.end),
-        s,
-      );
-      collect(this.words, masked);
-    }
+    for (const p of this.patterns) collect(p.re, masked(), p.name);
+    if (this.words) collect(this.words, masked());
     return out.sort((a, b) => a.start - b.start);
   }
 
