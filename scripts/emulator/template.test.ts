@@ -1,4 +1,5 @@
 // Script vars: answers that quote values of the request, as a real model quotes its cwd and tool output.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${name}` in plain strings is the script syntax under test.
 import { expect, test } from '@playwright/test';
 import { parseScript, ScriptError } from './script.js';
 import { startEmulator } from './server.js';
