@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   fingerprintRequest,
@@ -104,6 +104,51 @@ test('drift: a changed prompt fails call N with the part, recorded vs live text 
   expect(lines.at(-1)).toBe(
     'llm-replay: scenario hello: 3 recorded model calls were never made (calls 1, 2, 3) by this agent process',
   );
+});
+
+test("hydration: recorded placeholders, whole or sliced over chunks, are served as this run's paths", async () => {
+  const recCwd = '/tmp/acp-snap-0a1b2c3d-AAAAAA/work';
+  const rec = new Recording({ cwd: recCwd }).user(1, 'read it');
+  // The model streamed the cwd in pieces (as the projection stores them) and used it in the tool arguments.
+  rec.call(1, 1, [
+    textChunk('Reading {{cwd[0:9]}}'),
+    textChunk('{{cwd[9:]}}/a.txt.'),
+    { type: 'tool_call_start', index: 0, id: 'c1', name: 'read_file' },
+    { type: 'tool_call_args', index: 0, delta: '{"path":"{{cwd}}/a.txt"}' },
+    finishChunk('tool_calls'),
+  ]);
+  const fixture = writeLog(tempDir(), rec.events);
+  const { plugin: p } = await plugin({ fixture });
+  const live = { cwd: '/tmp/acp-snap-0a1b2c3d-BBBBBB/work' };
+  const served = await drain(p, new Recording().user(1, 'read it').request(), 1, 1, live);
+  expect(served.slice(0, 2)).toEqual([
+    textChunk('Reading /tmp/acp-'),
+    textChunk('snap-0a1b2c3d-BBBBBB/work/a.txt.'),
+  ]);
+  expect(served[3]).toEqual({ type: 'tool_call_args', index: 0, delta: `{"path":"${live.cwd}/a.txt"}` });
+});
+
+test('drift of a projected system prompt shows the recorded text from its sidecar', async () => {
+  const dir = tempDir();
+  const rec = threeCalls({ cwd: '/tmp/rec' });
+  const projected = projectLog(makeRecords(rec.events), { roots: {} });
+  const sidecars = join(dir, 'sidecars');
+  mkdirSync(sidecars);
+  for (const [hash, content] of Object.entries(projected.sidecars))
+    writeFileSync(join(sidecars, `${hash}.json`), content);
+  const fixture = join(dir, 'session.jsonl');
+  writeFileSync(fixture, projected.text);
+  const { plugin: p } = await plugin({ fixture }, { ACP_SNAPSHOT_SIDECARS: sidecars });
+  const live = new Recording().user(1, 'hi');
+  const request = { ...live.request(), system: `${live.request().system} Always answer in French.` };
+  const err = await rejection(drain(p, request, 1, 1));
+  expect(err.message).toContain('first differing part system\n  the system prompt changed:\n');
+  expect(err.message).toContain('live     (');
+  expect(err.message).toContain('Always answer in French.');
+  // Without the sidecars directory the text is unknown, and the message says only the hashes.
+  const { plugin: blind } = await plugin({ fixture });
+  const err2 = await rejection(drain(blind, request, 1, 1));
+  expect(err2.message).toMatch(/the system prompt changed \(recorded hash \w+, live \w+\)/);
 });
 
 test('exhausted: one call more than recorded names the call index and the recorded count', async () => {

@@ -121,7 +121,8 @@ export async function drain(
 ): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];
   const fingerprint = fingerprintRequest(request, roots);
-  for await (const chunk of plugin.stream(request, { signal, turn, step, fingerprint })) {
+  // The agent passes the roots it fingerprinted with; replay hydrates what it serves with them.
+  for await (const chunk of plugin.stream(request, { signal, turn, step, fingerprint, roots })) {
     out.push(chunk);
     if (chunk.type === 'finish') break;
   }
