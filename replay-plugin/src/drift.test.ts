@@ -67,7 +67,7 @@ test('an extra live message, a system prompt, tools and params are each located'
   const system: LlmRequest = { ...base, system: `${base.system} Be terse.` };
   const sys = findDrift({ ...expected, fingerprint: fpBase }, system, live(system), recorded, {});
   expect(sys?.part).toBe('system');
-  expect(sys?.detail).toContain('the system prompt changed:');
+  expect(sys?.detail).toContain('the system prompt changed (first hunk; the full diff follows on stderr):');
   expect(sys?.detail).toContain('Be terse.');
   const tools: LlmRequest = {
     ...base,

@@ -9,6 +9,7 @@ import {
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
 import type { ExpectedCall } from './script.js';
+import { firstHunk, unifiedDiff } from './text-diff.js';
 
 /** What the log can tell about the recorded request beyond its hashes. */
 export interface RecordedContext {
@@ -24,6 +25,8 @@ export interface RecordedContext {
 export interface Drift {
   part: string;
   detail: string;
+  /** The whole recorded-vs-live diff of the part, when it is long (system prompt, tools). */
+  full?: string;
 }
 
 const WINDOW = 40;
@@ -240,7 +243,11 @@ export function findDrift(
     case 'system': {
       const liveSystem = replaceRoots(request.system, roots);
       if (recorded.system !== undefined && shortHash(recorded.system) === fp.parts.system) {
-        return { part, detail: `  the system prompt changed:\n${textDiff(recorded.system, liveSystem)}` };
+        return {
+          part,
+          detail: `  the system prompt changed (first hunk; the full diff follows on stderr):\n${firstHunk(recorded.system, liveSystem)}`,
+          full: unifiedDiff(recorded.system, liveSystem, 'system prompt'),
+        };
       }
       return {
         part,
@@ -261,11 +268,20 @@ export function findDrift(
         ];
         if (added.length) lines.push(`  added: ${added.join(', ')}`);
         if (removed.length) lines.push(`  removed: ${removed.join(', ')}`);
+        const pretty = (t: ToolSchema | undefined) => `${JSON.stringify(t ?? null, null, 2)}\n`;
+        const byName = (list: ToolSchema[], n: string) => list.find((t) => t.name === n);
         for (const n of changed)
-          lines.push(`  tool ${n} changed:\n${textDiff(before.get(n)!, after.get(n)!)}`);
+          lines.push(
+            `  tool ${n} changed:\n${firstHunk(pretty(byName(recorded.tools, n)), pretty(byName(liveTools, n)))}`,
+          );
         if (!added.length && !removed.length && !changed.length)
           lines.push('  (same tools in a different order)');
-        return { part, detail: lines.join('\n') };
+        const all = (list: ToolSchema[]) => `${JSON.stringify(list, null, 2)}\n`;
+        return {
+          part,
+          detail: lines.join('\n'),
+          full: unifiedDiff(all(recorded.tools), all(liveTools), 'tools'),
+        };
       }
       return { part, detail: `  live tools: ${toolNames(liveTools)} (${hashes('tools')})` };
     }

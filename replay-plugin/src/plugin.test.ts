@@ -142,9 +142,8 @@ test('drift of a projected system prompt shows the recorded text from its sideca
   const live = new Recording().user(1, 'hi');
   const request = { ...live.request(), system: `${live.request().system} Always answer in French.` };
   const err = await rejection(drain(p, request, 1, 1));
-  expect(err.message).toContain('first differing part system\n  the system prompt changed:\n');
-  expect(err.message).toContain('live     (');
-  expect(err.message).toContain('Always answer in French.');
+  expect(err.message).toContain('first differing part system\n  the system prompt changed (first hunk');
+  expect(err.message).toContain('    ~Work only inside the current directory.{+ Always answer in French.+}');
   // Without the sidecars directory the text is unknown, and the message says only the hashes.
   const { plugin: blind } = await plugin({ fixture });
   const err2 = await rejection(drain(blind, request, 1, 1));

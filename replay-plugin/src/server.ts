@@ -139,6 +139,8 @@ export class ReplayServer implements LlmPlugin {
       const roots = { ...this.opts.roots, ...ctx.roots };
       const drift = findDrift(expected, request, ctx.fingerprint, this.opts.recorded ?? {}, roots);
       if (drift) {
+        // The whole diff goes to stderr under its own prefix (the harness attaches stderr; the error keeps one hunk).
+        for (const line of drift.full?.split('\n') ?? []) this.opts.log(`llm-replay diff: ${line}`);
         this.fail(
           new ReplayDriftError(
             `${head}: model call ${index + 1} of ${total} (${callLabel(live)}) sends a different request than the ` +
