@@ -84,6 +84,7 @@ export default defineConfig<SnapshotOptions>({
       default: false,
       testDir: './e2e',
       testMatch: 'record.spec.ts',
+      teardown: 'prune-sidecars',
       timeout: 300_000,
       use: { agentCommand: agent('record.json') },
     },
@@ -101,8 +102,11 @@ export default defineConfig<SnapshotOptions>({
       default: false,
       testDir: './e2e',
       testMatch: 'refresh.spec.ts',
+      teardown: 'prune-sidecars',
       timeout: 120_000,
       use: { agentCommand: agent('replay.json') },
     },
+    // Runs after record or refresh: sidecars no fixture references any more are deleted.
+    { name: 'prune-sidecars', default: false, testDir: './e2e', testMatch: 'sidecars.teardown.ts' },
   ],
 });

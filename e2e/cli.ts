@@ -2,11 +2,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from './scenarios.js';
-import { pruneSidecars } from './sidecars.js';
 
 /**
  * Runs `playwright test --project=PROJECT` over the named scenarios (all when none), one progress
- * line per scenario (list reporter), then deletes sidecars no session fixture references any more.
+ * line per scenario (list reporter), and the teardown that deletes sidecars no session fixture references any more.
  */
 export async function runFixtureProject(
   project: 'record' | 'refresh',
@@ -27,8 +26,6 @@ export async function runFixtureProject(
     stdio: 'inherit',
     env: { ...process.env, ...(names.length ? { ACP_SNAPSHOT_ONLY: names.join(',') } : {}) },
   });
-  const code = r.status ?? 1;
-  if (code !== 0) return code;
-  for (const f of await pruneSidecars(dir)) console.error(`${project}: removed unreferenced sidecar ${f}`);
-  return 0;
+  // Sidecars no fixture references any more are removed by the projects' teardown (e2e/sidecars.teardown.ts).
+  return r.status ?? 1;
 }

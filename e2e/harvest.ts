@@ -127,3 +127,21 @@ export function adoptRecordedProvider(replayed: string, recorded: string | undef
     return replayed;
   }
 }
+
+/** {@link adoptRecordedProvider} for records: the replayed header takes the recorded `provider.plugin`. */
+export function recordsWithRecordedProvider(records: readonly LogRecord[], recorded: string): LogRecord[] {
+  let plugin: string | undefined;
+  try {
+    plugin = (
+      JSON.parse(recorded.slice(0, recorded.indexOf('\n') >>> 0)) as { provider?: { plugin?: string } }
+    ).provider?.plugin;
+  } catch {
+    return [...records];
+  }
+  if (!plugin) return [...records];
+  return records.map((r) =>
+    r.event.type === 'session/header'
+      ? { ...r, event: { ...r.event, provider: { ...r.event.provider, plugin } } }
+      : r,
+  );
+}

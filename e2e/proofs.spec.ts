@@ -5,15 +5,17 @@
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { replayFailures, unusedRecordedCalls } from './compare.js';
 import { expect, test } from './fixtures.js';
+import { checkFixtures } from './guards.js';
 import { adoptRecordedProvider } from './harvest.js';
 import { normalizeJsonlText } from './normalize.js';
 import { recordScenario } from './recorder.js';
 import { refreshScenario } from './refresher.js';
 import { runFixtureScenario } from './run.js';
-import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
+import { pruneSidecars } from './sidecars.js';
 
 const ROUND_TRIP = 'hello';
 
@@ -174,6 +176,100 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
     expect(await readFile(paths.session, 'utf8')).toBe(first[`scenarios/${ROUND_TRIP}/session.jsonl`]);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** One scenario of each kind: plain, spill by absolute path, overridden, derived (all-row-kinds), another agent. */
+const REFRESH_KINDS = [
+  'hello',
+  'bash-spill',
+  'stream-cut',
+  'all-row-kinds',
+  'sdk-example-permission',
+  'absolute-paths',
+];
+
+/**
+ * A copy of the built agent with intended changes (text replaced in its bundle), inside the repository so
+ * it resolves the workspace packages as the real one does; returns the replay command that runs it.
+ */
+async function changedAgent(replayCommand: string[], changes: Array<[string, string]>): Promise<string[]> {
+  const script = replayCommand.find((a) => a.endsWith('/dist/main.js'))!;
+  const agentDir = dirname(dirname(script));
+  const copy = await mkdtemp(join(REPO_ROOT, 'test-results', 'changed-agent-'));
+  await cp(agentDir, copy, { recursive: true, filter: (src) => !src.includes('node_modules') });
+  const main = join(copy, 'dist/main.js');
+  let text = await readFile(main, 'utf8');
+  for (const [from, to] of changes) {
+    expect(text.split(from).length - 1, `the built agent holds ${JSON.stringify(from)} once`).toBe(1);
+    text = text.replace(from, to);
+  }
+  await writeFile(main, text);
+  return replayCommand.map((a) =>
+    a === script ? main : a.startsWith(agentDir) ? copy + a.slice(agentDir.length) : a,
+  );
+}
+
+test('refresh lands intended changes: a prompt word, a tool description and an output format, for every scenario kind', async ({
+  replayCommand,
+  agents,
+}) => {
+  const names = REFRESH_KINDS.filter((n) => discoverScenarios(fixturesDir()).includes(n));
+  const dir = await tempFixtures(names);
+  await mkdir(join(REPO_ROOT, 'test-results'), { recursive: true });
+  const command = await changedAgent(replayCommand, [
+    ['Make the smallest change', 'Make the minimal change'],
+    ['Read a text file. Each output line', 'Read one text file. Each output line'],
+    ['[exit code: ${result.exitCode}]', '[exit status: ${result.exitCode}]'],
+  ]);
+  try {
+    const before = await snapshotFiles(dir);
+    await test.step('the changed agent fails the committed fixtures', async () => {
+      const run = await runFixtureScenario({
+        paths: scenarioPaths(dir, 'hello'),
+        mode: 'replay',
+        agentCommand: command,
+        agents,
+      });
+      expect(replayFailures(run.result.stderr, run.records).join('\n')).toContain(
+        'first differing part system',
+      );
+    });
+    for (const name of names) {
+      await test.step(`refresh ${name}`, () =>
+        refreshScenario({ paths: scenarioPaths(dir, name), fixtures: dir, agentCommand: command, agents }));
+    }
+    await pruneSidecars(dir);
+    expect(await checkFixtures(dir), 'the guards after the refresh').toEqual([]);
+    const after = await snapshotFiles(dir);
+    expect(after['scenarios/bash-spill/stdout.expected.jsonl']).toContain('[exit status: 0]');
+    expect(after['scenarios/stream-cut/replay.override.json']).not.toBe(
+      before['scenarios/stream-cut/replay.override.json'],
+    );
+    expect(after['scenarios/all-row-kinds/source.raw.jsonl']).toContain('Make the minimal change');
+    expect(after['scenarios/sdk-example-permission/session.jsonl']).toBe(
+      before['scenarios/sdk-example-permission/session.jsonl'],
+    );
+    for (const name of names) {
+      await test.step(`replay ${name}: green with no hand edits`, async () => {
+        const paths = scenarioPaths(dir, name);
+        const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: command, agents });
+        expect(run.result.problems).toEqual([]);
+        expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
+        const session = await readFile(paths.session, 'utf8');
+        expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
+        expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
+          normalizeJsonlText(session),
+        );
+        expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+      });
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(dirname(dirname(command.find((a) => a.endsWith('/dist/main.js'))!)), {
+      recursive: true,
+      force: true,
+    });
   }
 });
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceRootAliases, serializeLog } from '@acp-snapshot/session-log';
+import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from './compare.js';
 import { DriverError, type DriverResult, type StepRunner } from './driver.js';
@@ -16,6 +16,7 @@ import {
   machineSecrets,
   type RecordTarget,
   recordTarget,
+  type ScrubSecrets,
   scrubSecrets,
   writeScenarioFixtures,
 } from './record-mode.js';
@@ -177,11 +178,20 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     },
     secrets,
   );
-  if (name === ALL_ROW_KINDS) {
-    // The independent source of the all-row-kinds fixture: the raw log itself (envelopes, inline
-    // prompt and tools), with only the volatile roots replaced so it is machine-independent.
-    const raw = serializeLog(replaceRootAliases(outcome.records, rootMap(outcome.roots)));
-    await writeFile(join(paths.dir, ALL_ROW_KINDS_SOURCE), scrub(raw));
-  }
+  if (name === ALL_ROW_KINDS) await writeAllRowKindsSource(paths, outcome, secrets);
   return { outcome, newSidecars, ...(emulator ? { emulatorRequests: emulator.served } : {}) };
+}
+
+/**
+ * The independent source of the all-row-kinds fixture: the raw log itself (envelopes, inline prompt
+ * and tools), with only the volatile roots replaced so it is machine-independent. Written by record and
+ * by refresh, so the guard that compares it with session.jsonl holds after either.
+ */
+export async function writeAllRowKindsSource(
+  paths: ScenarioPaths,
+  outcome: Pick<RunOutcome, 'records' | 'roots'>,
+  secrets: ScrubSecrets,
+): Promise<void> {
+  const raw = serializeLog(replaceLogRoots(outcome.records, rootMap(outcome.roots)));
+  await writeFile(join(paths.dir, ALL_ROW_KINDS_SOURCE), scrubSecrets(raw, secrets));
 }

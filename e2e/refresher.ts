@@ -14,8 +14,11 @@ import {
   unusedRecordedCalls,
 } from './compare.js';
 import type { StepRunner } from './driver.js';
-import { adoptRecordedProvider } from './harvest.js';
+import { ALL_ROW_KINDS } from './guards.js';
+import { adoptRecordedProvider, recordsWithRecordedProvider } from './harvest.js';
+import { refreshOverride } from './override-refresh.js';
 import { machineSecrets, writeScenarioFixtures } from './record-mode.js';
+import { writeAllRowKindsSource } from './recorder.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import type { ScenarioPaths } from './scenarios.js';
 
@@ -66,6 +69,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
     );
   }
   const sessionText = adoptRecordedProvider(outcome.projected.text, before);
+  const secrets = machineSecrets();
   await writeScenarioFixtures(
     {
       dir: paths.dir,
@@ -74,7 +78,14 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       stdoutText: outcome.stdoutText,
       sidecars: outcome.projected.sidecars,
     },
-    machineSecrets(),
+    secrets,
   );
-  return { changed: sessionText !== before };
+  // Every fixture kind follows: the all-row-kinds source, and the hashes an override ties its calls by.
+  if (name === ALL_ROW_KINDS) {
+    const records = recordsWithRecordedProvider(outcome.records, before);
+    await writeAllRowKindsSource(paths, { records, roots: outcome.roots }, secrets);
+  }
+  const override =
+    outcome.scenario.flags.overridden && (await refreshOverride(paths.override, outcome.records));
+  return { changed: sessionText !== before || override };
 }

@@ -68,6 +68,11 @@ export function replaceRootAliases<T>(value: T, roots: VolatileRoots): T {
   return new RootReplacer(rootAliases(roots)).value(value);
 }
 
+/** Records with every spelling of every root replaced, streamed fragments as one text ({@link replaceRecordRoots}). */
+export function replaceLogRoots(records: readonly LogRecord[], roots: VolatileRoots): LogRecord[] {
+  return replaceRecordRoots(records, new RootReplacer(rootAliases(roots)));
+}
+
 /** The stream a chunk belongs to within its model call: its text, its reasoning, or one tool call's arguments. */
 function chunkChannel(chunk: StreamChunk): string | undefined {
   if (chunk.type === 'text' || chunk.type === 'reasoning') return chunk.type;

@@ -1,0 +1,12 @@
+/**
+ * Teardown of the fixture-writing projects (record, refresh): deletes the sidecars no session fixture
+ * references any more, however the project was started (`npm run refresh` or `npx playwright test
+ * --project=refresh`), so the guards never meet an orphan a refresh left behind.
+ */
+import { test } from '@playwright/test';
+import { fixturesDir } from './scenarios.js';
+import { pruneSidecars } from './sidecars.js';
+
+test('remove unreferenced sidecars', async () => {
+  for (const f of await pruneSidecars(fixturesDir())) console.log(`removed unreferenced sidecar ${f}`);
+});
