@@ -13,6 +13,7 @@ import { normalizeJsonlText } from './normalize.js';
 import { recordScenario } from './recorder.js';
 import { refreshScenario } from './refresher.js';
 import { runFixtureScenario } from './run.js';
+import type { RunDirs } from './run-dirs.js';
 import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 
 const ROUND_TRIP = 'hello';
@@ -40,6 +41,7 @@ type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
 /** Replays the named committed scenarios two at a time (each run has its own roots, so they are independent). */
 async function replayCorpus(
   names: string[],
+  dirs: RunDirs,
   replayCommand: string[],
   agents: Readonly<Record<string, readonly string[]>>,
   onRun: (name: string, run: ScenarioRun) => void,
@@ -50,6 +52,7 @@ async function replayCorpus(
       const run = await runFixtureScenario({
         paths: scenarioPaths(fixturesDir(), name),
         mode: 'replay',
+        dirs,
         agentCommand: replayCommand,
         agents,
       });
@@ -62,6 +65,7 @@ async function replayCorpus(
 test('record round trip: an emulator recording replays green and a second recording is byte-identical', async ({
   agentCommand,
   replayCommand,
+  runDirs,
 }) => {
   test.skip(
     !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
@@ -71,10 +75,16 @@ test('record round trip: an emulator recording replays green and a second record
   try {
     const paths = scenarioPaths(dir, ROUND_TRIP);
     const target = { kind: 'emulator', apiKey: 'local-no-key' } as const;
-    await test.step('record', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+    await test.step('record', () =>
+      recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
     const first = await snapshotFiles(dir);
     await test.step('replay the recording', async () => {
-      const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+      const run = await runFixtureScenario({
+        paths,
+        mode: 'replay',
+        dirs: runDirs,
+        agentCommand: replayCommand,
+      });
       expect(run.result.problems).toEqual([]);
       expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
       const session = await readFile(paths.session, 'utf8');
@@ -83,8 +93,10 @@ test('record round trip: an emulator recording replays green and a second record
         normalizeJsonlText(session),
       );
       expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+      expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
     });
-    await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+    await test.step('record again', () =>
+      recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
     expect(await snapshotFiles(dir)).toEqual(first);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -94,6 +106,7 @@ test('record round trip: an emulator recording replays green and a second record
 test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
   replayCommand,
   agents,
+  runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -103,7 +116,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
   process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
   try {
-    await replayCorpus(names, replayCommand, agents, (name, run) => {
+    await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
       expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
     });
     expect(emulator.requests).toEqual([]);
@@ -118,6 +131,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
 
 test('drift: one changed prompt word fails with the replay drift error naming the part and the refresh command', async ({
   replayCommand,
+  runDirs,
 }) => {
   test.skip(
     !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
@@ -130,7 +144,12 @@ test('drift: one changed prompt word fails with the replay drift error naming th
     const prompt = input.steps.find((s: { op: string }) => s.op === 'prompt');
     prompt.text = prompt.text.replace(/\bhello\b/i, 'goodbye');
     await writeFile(paths.input, JSON.stringify(input));
-    const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+    const run = await runFixtureScenario({
+      paths,
+      mode: 'replay',
+      dirs: runDirs,
+      agentCommand: replayCommand,
+    });
     const failures = replayFailures(run.result.stderr, run.records).join('\n');
     expect(failures).toMatch(/messages\[\d+\]/);
     expect(failures).toContain(`npx playwright test --project=refresh -g ${ROUND_TRIP}`);
@@ -141,6 +160,7 @@ test('drift: one changed prompt word fails with the replay drift error naming th
 
 test('refresh: keeps an unchanged scenario byte-identical and refuses when the model calls no longer line up', async ({
   replayCommand,
+  runDirs,
 }) => {
   test.skip(
     !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
@@ -150,7 +170,9 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
   try {
     const paths = scenarioPaths(dir, ROUND_TRIP);
     const first = await snapshotFiles(dir);
-    expect(await refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).toEqual({
+    expect(
+      await refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand, dirs: runDirs }),
+    ).toEqual({
       changed: false,
     });
     expect(await snapshotFiles(dir)).toEqual(first);
@@ -158,7 +180,9 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
     const input = JSON.parse(await readFile(paths.input, 'utf8'));
     input.steps.push({ op: 'prompt', text: 'And once more, please.' });
     await writeFile(paths.input, JSON.stringify(input));
-    await expect(refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).rejects.toThrow(
+    await expect(
+      refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand, dirs: runDirs }),
+    ).rejects.toThrow(
       `${ROUND_TRIP}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${ROUND_TRIP}).`,
     );
     expect(await readFile(paths.session, 'utf8')).toBe(first[`scenarios/${ROUND_TRIP}/session.jsonl`]);
@@ -170,6 +194,7 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
 test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
   replayCommand,
   agents,
+  runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -177,14 +202,15 @@ test('determinism: two full replays of the corpus give byte-identical normalized
   // normalized wire and log do not depend on where or when a run happened.
   const fullRun = async (): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
-    await replayCorpus(names, replayCommand, agents, (name, run) => {
+    await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
       out[`${name}/stdout`] = run.stdoutText;
       out[`${name}/session`] = normalizeJsonlText(run.projected.text);
+      out[`${name}/workspace`] = run.workspaceText;
     });
     return out;
   };
   const first = await test.step('first full run', fullRun);
   const second = await test.step('second full run', fullRun);
-  expect(Object.keys(first).length).toBe(names.length * 2);
+  expect(Object.keys(first).length).toBe(names.length * 3);
   for (const key of Object.keys(first).sort()) expect(second[key], key).toBe(first[key]);
 });

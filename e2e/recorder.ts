@@ -21,6 +21,7 @@ import {
 } from './record-mode.js';
 import { rootMap } from './roots.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
+import type { RunDirs } from './run-dirs.js';
 import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
 
 /** The emulator's model script for scenario `name`. */
@@ -48,6 +49,8 @@ export interface RecordOptions {
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
   target: RecordTarget;
+  /** Owns the run's generated roots (the test's `runDirs` fixture). */
+  dirs: RunDirs;
   testInfo?: TestInfo;
   step?: StepRunner;
 }
@@ -124,6 +127,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     outcome = await runFixtureScenario({
       paths,
       mode: 'record',
+      dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
       apiKey: target.apiKey,
@@ -173,6 +177,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       sidecarsDir: join(opts.fixtures, 'sidecars'),
       sessionText: outcome.projected.text,
       stdoutText: outcome.stdoutText,
+      workspaceText: outcome.workspaceText,
       sidecars: outcome.projected.sidecars,
     },
     secrets,

@@ -58,6 +58,8 @@ export interface ScenarioPaths {
   session: string;
   override: string;
   workspace: string;
+  /** What the agent leaves in the workspace, against the seed (workspace.ts). */
+  workspaceExpected: string;
 }
 
 /** Paths of scenario `name` under a fixtures directory. */
@@ -71,6 +73,7 @@ export function scenarioPaths(fixtures: string, name: string): ScenarioPaths {
     session: join(dir, 'session.jsonl'),
     override: join(dir, 'replay.override.json'),
     workspace: join(dir, 'workspace'),
+    workspaceExpected: join(dir, 'workspace.expected.json'),
   };
 }
 
