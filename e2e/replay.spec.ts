@@ -24,6 +24,8 @@ import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scen
 import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from './workspace.js';
 
 const fixtures = fixturesDir();
+/** A fixture path as messages show it: repository-relative, or absolute for a fixtures copy elsewhere. */
+const shown = (p: string) => (relative(REPO_ROOT, p).startsWith('..') ? p : relative(REPO_ROOT, p));
 
 for (const name of discoverScenarios(fixtures)) {
   test(name, async ({ agentCommand, agents, runDirs }, testInfo) => {
@@ -44,6 +46,8 @@ for (const name of discoverScenarios(fixtures)) {
       throw e;
     }
     const { result, projected, stdoutText } = outcome;
+    // The replayed header names the replay plugin; the recording's provider is adopted before comparing (harvest.ts).
+    const actualLog = adoptRecordedProvider(projected.text, expectedLog);
     // Read by `npm run bench -- suite` to separate harness overhead from the agent's own lifetime.
     testInfo.annotations.push({
       type: 'agent-process-ms',
@@ -63,7 +67,7 @@ for (const name of discoverScenarios(fixtures)) {
           expectedLog,
           `${relative(REPO_ROOT, paths.session)} is missing; record it: npm run record -- ${name}`,
         ).toBeDefined();
-        sessionLogExpect.soft(adoptRecordedProvider(projected.text, expectedLog)).toMatchSessionLog({
+        sessionLogExpect.soft(actualLog).toMatchSessionLog({
           text: expectedLog ?? '',
           file: relative(REPO_ROOT, paths.session),
           scenario: name,
@@ -74,7 +78,7 @@ for (const name of discoverScenarios(fixtures)) {
           .toEqual([]);
         expect.soft(stdoutText).toMatchSnapshot([name, 'stdout.expected.jsonl']);
         const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
-        const workspaceFile = relative(REPO_ROOT, paths.workspaceExpected);
+        const workspaceFile = shown(paths.workspaceExpected);
         expect
           .soft(
             outcome.workspaceText,
@@ -92,7 +96,7 @@ for (const name of discoverScenarios(fixtures)) {
         await attachFailureArtifacts(testInfo, {
           result,
           ...(expectedLog !== undefined ? { expectedLog } : {}),
-          actualLog: projected.text,
+          actualLog,
           rawLog: outcome.rawLog,
         });
       }

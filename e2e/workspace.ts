@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
 import { z } from 'zod';
+import { firstDifferingLine } from './diff.js';
 import type { DriverResult } from './driver.js';
 import { Normalizer } from './normalize.js';
 import { rootMap, type TestRoots } from './roots.js';
@@ -108,6 +109,14 @@ export function parseWorkspace(text: string, file: string): WorkspaceExpectation
     }
     return r.data as WorkspaceChange;
   });
+  const seen = new Set<string>();
+  for (const [i, f] of files.entries()) {
+    if (seen.has(f.path))
+      throw new WorkspaceFileError(
+        `${file}: files[${i}].path: ${JSON.stringify(f.path)} is listed twice; ${fix}`,
+      );
+    seen.add(f.path);
+  }
   return { files };
 }
 
@@ -120,13 +129,9 @@ export function workspaceFileProblem(text: string, file: string, name: string): 
   } catch (e) {
     return (e as Error).message.replace('-g NAME', `-g ${name}`);
   }
-  const canonical = serializeWorkspace(parsed);
-  if (canonical === text) return undefined;
-  const a = canonical.split('\n');
-  const b = text.split('\n');
-  let line = 0;
-  while (line < a.length && a[line] === b[line]) line++;
-  return `${file}:${line + 1}: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); ${fix}`;
+  const line = firstDifferingLine(serializeWorkspace(parsed), text);
+  if (line === undefined) return undefined;
+  return `${file}:${line}: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); ${fix}`;
 }
 
 /** How file content is normalized: one surface's placeholders (`{{cwd}}`, `{{sessionId:1}}`...). */
