@@ -2,8 +2,7 @@
  * The generated directories of one test's scenario runs: removed when the test passes, kept when it
  * fails so a user can look at what the agent left (workspace, persisted log, spill files, HOME).
  */
-import { rm } from 'node:fs/promises';
-import type { TestRoots } from './roots.js';
+import { removeTestRoots, type TestRoots } from './roots.js';
 
 /** The roots every run of one test created, in creation order. */
 export class RunDirs {
@@ -27,7 +26,7 @@ export class RunDirs {
   /** Removes every tracked root. */
   async removeAll(): Promise<void> {
     const roots = this.roots.splice(0);
-    await Promise.all(roots.map((r) => rm(r.root, { recursive: true, force: true })));
+    await Promise.all(roots.map(removeTestRoots));
   }
 }
 
