@@ -1,5 +1,6 @@
 /** Playwright fixtures of the snapshot suite: the agent command option and the test's scenario run. */
 import { test as base } from '@playwright/test';
+import { RunDirs, settleRunDirs } from './run-dirs.js';
 
 /** Options set per project in playwright.config.ts. */
 export interface SnapshotOptions {
@@ -11,11 +12,33 @@ export interface SnapshotOptions {
   agents: Readonly<Record<string, readonly string[]>>;
 }
 
+/** Test-scoped fixtures. */
+export interface SnapshotFixtures {
+  /**
+   * The generated directories of the test's scenario runs (pass it to runFixtureScenario): removed
+   * when the test passes, kept and named in the report ("kept for inspection: /tmp/acp-snap-...")
+   * when it fails.
+   */
+  runDirs: RunDirs;
+}
+
 /** `test` with the snapshot options. */
-export const test = base.extend<SnapshotOptions>({
+export const test = base.extend<SnapshotOptions & SnapshotFixtures>({
   agentCommand: [[], { option: true }],
   replayCommand: [[], { option: true }],
   agents: [{}, { option: true }],
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+  runDirs: async ({}, use, testInfo) => {
+    const dirs = new RunDirs();
+    await use(dirs);
+    await settleRunDirs(dirs, {
+      passed: testInfo.status === testInfo.expectedStatus,
+      report: async (message, paths) => {
+        testInfo.annotations.push({ type: 'kept for inspection', description: paths.join(' ') });
+        await testInfo.attach('kept for inspection', { body: message, contentType: 'text/plain' });
+      },
+    });
+  },
 });
 
 export { expect } from '@playwright/test';

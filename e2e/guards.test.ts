@@ -51,6 +51,7 @@ async function goodScenario(name: string, extra: Partial<typeof input> & Record<
   await mkdir(s, { recursive: true });
   await writeFile(join(s, 'input.json'), JSON.stringify({ ...input, ...extra }));
   await writeFile(join(s, 'stdout.expected.jsonl'), '{"jsonrpc":"2.0","id":"{{id:1}}","result":{}}\n');
+  await writeFile(join(s, 'workspace.expected.json'), '{\n  "files": []\n}\n');
   const header: LogRecord = { event: events()[0]! };
   const projected = projectLog([header, ...records()], {
     roots: { cwd: '/tmp/acp-snap-00000000-aaaaaa/work' },
@@ -84,12 +85,15 @@ test('a good tree passes every guard', async () => {
 test('scenario-files: each required file is named when missing', async () => {
   const { dir: s } = await goodScenario('hello');
   await unlink(join(s, 'session.jsonl'));
+  await unlink(join(s, 'workspace.expected.json'));
   await mkdir(join(fx, 'scenarios', 'orphan'));
   await writeFile(join(fx, 'scenarios', 'orphan', 'stdout.expected.jsonl'), '{}\n');
   expect(await messages('scenario-files')).toEqual([
     'fixtures/scenarios/hello/session.jsonl: missing (record it: npm run record -- hello)',
+    'fixtures/scenarios/hello/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- hello)',
     'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see README "Adding a scenario")',
     'fixtures/scenarios/orphan/session.jsonl: missing (record it: npm run record -- orphan)',
+    'fixtures/scenarios/orphan/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- orphan)',
   ]);
 });
 
@@ -131,10 +135,37 @@ test('unknown-files: stray files anywhere in the tree are rejected', async () =>
   await writeFile(join(fx, 'sidecars', 'prompt.txt'), 'x');
   expect(await messages('unknown-files')).toEqual([
     'fixtures/README.md: unknown entry (fixtures/ holds scenarios/ and sidecars/ only)',
-    'fixtures/scenarios/hello/notes.txt: unknown file (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
-    'fixtures/scenarios/hello/out: unknown directory (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)',
+    'fixtures/scenarios/hello/notes.txt: unknown file (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, workspace.expected.json, optional replay.override.json and workspace/)',
+    'fixtures/scenarios/hello/out: unknown directory (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, workspace.expected.json, optional replay.override.json and workspace/)',
     'fixtures/scenarios/loose.json: orphan file (fixtures/scenarios/ holds one directory per scenario)',
     'fixtures/sidecars/prompt.txt: unknown file (fixtures/sidecars/ holds <sha256>.json files only)',
+  ]);
+});
+
+test('workspace-expected: workspace.expected.json must be valid and canonical, naming the line or entry', async () => {
+  const { dir: a } = await goodScenario('reordered');
+  const { dir: b } = await goodScenario('bad-entry');
+  const { dir: c } = await goodScenario('unsorted');
+  const { dir: d } = await goodScenario('compact');
+  await writeFile(
+    join(a, 'workspace.expected.json'),
+    '{\n  "files": [\n    {\n      "change": "deleted",\n      "path": "a.txt"\n    }\n  ]\n}\n',
+  );
+  await writeFile(
+    join(b, 'workspace.expected.json'),
+    JSON.stringify({ files: [{ path: 'a.txt', change: 'added', kind: 'text', lines: 'x' }] }, null, 2),
+  );
+  const entry = (path: string) => ({ path, change: 'deleted' });
+  await writeFile(
+    join(c, 'workspace.expected.json'),
+    `${JSON.stringify({ files: [entry('b.txt'), entry('a.txt')] }, null, 2)}\n`,
+  );
+  await writeFile(join(d, 'workspace.expected.json'), '{"files":[]}');
+  expect(await messages('workspace-expected')).toEqual([
+    'fixtures/scenarios/bad-entry/workspace.expected.json: files[0].lines: Invalid input: expected array, received string (an entry is {path, change: added|changed|deleted, kind: text|binary|symlink|directory|other, ...}); rewrite it: npx playwright test --update-snapshots -g bad-entry',
+    'fixtures/scenarios/compact/workspace.expected.json:1: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g compact',
+    'fixtures/scenarios/reordered/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g reordered',
+    'fixtures/scenarios/unsorted/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g unsorted',
   ]);
 });
 

@@ -21,6 +21,7 @@ import {
 import { firstDifferingLine } from './diff.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from './secrets.js';
+import { WORKSPACE_EXPECTED, workspaceFileProblem } from './workspace.js';
 
 /** The rules, in the order they are reported. */
 export const GUARD_RULES = [
@@ -29,6 +30,7 @@ export const GUARD_RULES = [
   'override-flag',
   'unknown-files',
   'stdout-json',
+  'workspace-expected',
   'canonical-log',
   'sidecars',
   'all-row-kinds',
@@ -60,7 +62,7 @@ export interface GuardOptions {
   agents?: Readonly<Record<string, readonly string[]>>;
 }
 
-const REQUIRED = ['input.json', 'stdout.expected.jsonl', 'session.jsonl'] as const;
+const REQUIRED = ['input.json', 'stdout.expected.jsonl', 'session.jsonl', WORKSPACE_EXPECTED] as const;
 const OPTIONAL = ['replay.override.json'] as const;
 /** The scenario whose log holds every storage row kind, with its independent raw source recording. */
 export const ALL_ROW_KINDS = 'all-row-kinds';
@@ -235,7 +237,9 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
           const hint =
             req === 'input.json'
               ? 'every scenario directory needs one; see README "Adding a scenario"'
-              : `record it: npm run record -- ${name}`;
+              : req === WORKSPACE_EXPECTED
+                ? `every scenario states what it leaves in its workspace; write it: npm run refresh -- ${name}`
+                : `record it: npm run record -- ${name}`;
           add('scenario-files', `${show(join(path, req))}: missing (${hint})`);
         }
       }
@@ -280,9 +284,15 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
         if (!allowed) {
           add(
             'unknown-files',
-            `${show(join(path, x.name))}: unknown ${x.isDirectory() ? 'directory' : 'file'} (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, optional replay.override.json and workspace/)`,
+            `${show(join(path, x.name))}: unknown ${x.isDirectory() ? 'directory' : 'file'} (a scenario holds input.json, stdout.expected.jsonl, session.jsonl, workspace.expected.json, optional replay.override.json and workspace/)`,
           );
         }
+      }
+      if (names.has(WORKSPACE_EXPECTED)) {
+        const file = join(path, WORKSPACE_EXPECTED);
+        const { text, notUtf8 } = await readText(file, show(file), `npm run refresh -- ${name}`);
+        const problem = notUtf8 ?? workspaceFileProblem(text, show(file), name);
+        if (problem) add('workspace-expected', problem);
       }
       if (names.has('stdout.expected.jsonl')) {
         const file = join(path, 'stdout.expected.jsonl');

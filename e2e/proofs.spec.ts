@@ -14,6 +14,7 @@ import { normalizeJsonlText } from './normalize.js';
 import { recordScenario } from './recorder.js';
 import { refreshScenario } from './refresher.js';
 import { runFixtureScenario } from './run.js';
+import type { RunDirs } from './run-dirs.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
 import { pruneSidecars } from './sidecars.js';
 
@@ -42,6 +43,7 @@ type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
 /** Replays the named committed scenarios two at a time (each run has its own roots, so they are independent). */
 async function replayCorpus(
   names: string[],
+  dirs: RunDirs,
   replayCommand: string[],
   agents: Readonly<Record<string, readonly string[]>>,
   onRun: (name: string, run: ScenarioRun) => void,
@@ -52,6 +54,7 @@ async function replayCorpus(
       const run = await runFixtureScenario({
         paths: scenarioPaths(fixturesDir(), name),
         mode: 'replay',
+        dirs,
         agentCommand: replayCommand,
         agents,
       });
@@ -71,6 +74,7 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
   test(`record round trip (${name}): the recording replays equal to the live run and a second recording in other roots is byte-identical`, async ({
     agentCommand,
     replayCommand,
+    runDirs,
   }) => {
     test.skip(!discoverScenarios(fixturesDir()).includes(name), `scenario ${name} not committed yet`);
     const dir = await tempFixtures([name]);
@@ -78,10 +82,16 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
       const paths = scenarioPaths(dir, name);
       const target = { kind: 'emulator', apiKey: 'local-no-key' } as const;
       // Each recording and replay runs in freshly generated roots: other cwd, spill, persist and test root.
-      await test.step('record', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+      await test.step('record', () =>
+        recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
       const first = await snapshotFiles(dir);
       await test.step('replay the recording: every surface equals the live run', async () => {
-        const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+        const run = await runFixtureScenario({
+          paths,
+          mode: 'replay',
+          dirs: runDirs,
+          agentCommand: replayCommand,
+        });
         expect(run.result.problems).toEqual([]);
         expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
         const session = await readFile(paths.session, 'utf8');
@@ -90,8 +100,10 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
           normalizeJsonlText(session),
         );
         expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+        expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
       });
-      await test.step('record again', () => recordScenario({ paths, fixtures: dir, agentCommand, target }));
+      await test.step('record again', () =>
+        recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
       expect(await snapshotFiles(dir)).toEqual(first);
       // And the committed fixtures are what a recording makes today (nothing hand-made, nothing stale).
       const committed = await snapshotFiles(scenarioPaths(fixturesDir(), name).dir);
@@ -106,6 +118,7 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
 test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
   replayCommand,
   agents,
+  runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -115,7 +128,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
   process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
   try {
-    await replayCorpus(names, replayCommand, agents, (name, run) => {
+    await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
       expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
     });
     expect(emulator.requests).toEqual([]);
@@ -130,6 +143,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
 
 test('drift: one changed prompt word fails with the replay drift error naming the part and the refresh command', async ({
   replayCommand,
+  runDirs,
 }) => {
   test.skip(
     !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
@@ -142,7 +156,12 @@ test('drift: one changed prompt word fails with the replay drift error naming th
     const prompt = input.steps.find((s: { op: string }) => s.op === 'prompt');
     prompt.text = prompt.text.replace(/\bhello\b/i, 'goodbye');
     await writeFile(paths.input, JSON.stringify(input));
-    const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+    const run = await runFixtureScenario({
+      paths,
+      mode: 'replay',
+      dirs: runDirs,
+      agentCommand: replayCommand,
+    });
     const failures = replayFailures(run.result.stderr, run.records).join('\n');
     expect(failures).toMatch(/messages\[\d+\]/);
     expect(failures).toContain(`npx playwright test --project=refresh -g ${ROUND_TRIP}`);
@@ -153,6 +172,7 @@ test('drift: one changed prompt word fails with the replay drift error naming th
 
 test('refresh: keeps an unchanged scenario byte-identical and refuses when the model calls no longer line up', async ({
   replayCommand,
+  runDirs,
 }) => {
   test.skip(
     !discoverScenarios(fixturesDir()).includes(ROUND_TRIP),
@@ -162,7 +182,9 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
   try {
     const paths = scenarioPaths(dir, ROUND_TRIP);
     const first = await snapshotFiles(dir);
-    expect(await refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).toEqual({
+    expect(
+      await refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand, dirs: runDirs }),
+    ).toEqual({
       changed: false,
     });
     expect(await snapshotFiles(dir)).toEqual(first);
@@ -170,7 +192,9 @@ test('refresh: keeps an unchanged scenario byte-identical and refuses when the m
     const input = JSON.parse(await readFile(paths.input, 'utf8'));
     input.steps.push({ op: 'prompt', text: 'And once more, please.' });
     await writeFile(paths.input, JSON.stringify(input));
-    await expect(refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand })).rejects.toThrow(
+    await expect(
+      refreshScenario({ paths, fixtures: dir, agentCommand: replayCommand, dirs: runDirs }),
+    ).rejects.toThrow(
       `${ROUND_TRIP}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${ROUND_TRIP}).`,
     );
     expect(await readFile(paths.session, 'utf8')).toBe(first[`scenarios/${ROUND_TRIP}/session.jsonl`]);
@@ -213,6 +237,7 @@ async function changedAgent(replayCommand: string[], changes: Array<[string, str
 test('refresh lands intended changes: a prompt word, a tool description and an output format, for every scenario kind', async ({
   replayCommand,
   agents,
+  runDirs,
 }) => {
   const names = REFRESH_KINDS.filter((n) => discoverScenarios(fixturesDir()).includes(n));
   const dir = await tempFixtures(names);
@@ -220,6 +245,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
   const command = await changedAgent(replayCommand, [
     ['Make the smallest change', 'Make the minimal change'],
     ['Read a text file. Each output line', 'Read one text file. Each output line'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal as it stands in the agent's bundle.
     ['[exit code: ${result.exitCode}]', '[exit status: ${result.exitCode}]'],
   ]);
   try {
@@ -228,6 +254,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
       const run = await runFixtureScenario({
         paths: scenarioPaths(dir, 'hello'),
         mode: 'replay',
+        dirs: runDirs,
         agentCommand: command,
         agents,
       });
@@ -237,7 +264,13 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
     });
     for (const name of names) {
       await test.step(`refresh ${name}`, () =>
-        refreshScenario({ paths: scenarioPaths(dir, name), fixtures: dir, agentCommand: command, agents }));
+        refreshScenario({
+          paths: scenarioPaths(dir, name),
+          fixtures: dir,
+          agentCommand: command,
+          agents,
+          dirs: runDirs,
+        }));
     }
     await pruneSidecars(dir);
     expect(await checkFixtures(dir), 'the guards after the refresh').toEqual([]);
@@ -253,7 +286,13 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
     for (const name of names) {
       await test.step(`replay ${name}: green with no hand edits`, async () => {
         const paths = scenarioPaths(dir, name);
-        const run = await runFixtureScenario({ paths, mode: 'replay', agentCommand: command, agents });
+        const run = await runFixtureScenario({
+          paths,
+          mode: 'replay',
+          dirs: runDirs,
+          agentCommand: command,
+          agents,
+        });
         expect(run.result.problems).toEqual([]);
         expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
         const session = await readFile(paths.session, 'utf8');
@@ -262,6 +301,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
           normalizeJsonlText(session),
         );
         expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+        expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
       });
     }
   } finally {
@@ -276,6 +316,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
 test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
   replayCommand,
   agents,
+  runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
@@ -283,7 +324,7 @@ test('determinism: two full replays of the corpus give byte-identical normalized
   // normalized wire and log do not depend on where or when a run happened.
   const fullRun = async (): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
-    await replayCorpus(names, replayCommand, agents, (name, run) => {
+    await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
       out[`${name}/stdout`] = run.stdoutText;
       out[`${name}/session`] = normalizeJsonlText(run.projected.text);
     });

@@ -113,11 +113,13 @@ export interface ScenarioFixtureWrite {
   sidecarsDir: string;
   sessionText: string;
   stdoutText: string;
+  /** workspace.expected.json (see workspace.ts). */
+  workspaceText: string;
   sidecars: Record<string, string>;
 }
 
 /**
- * Writes session.jsonl and stdout.expected.jsonl (scrubbed) and each sidecar once: an existing
+ * Writes session.jsonl, stdout.expected.jsonl and workspace.expected.json (scrubbed) and each sidecar once: an existing
  * sidecar is left as is (its name is the hash of its content), so each distinct prompt or tool set
  * is committed once. Returns the sidecar files newly written.
  */
@@ -146,5 +148,6 @@ export async function writeScenarioFixtures(
   }
   await writeFile(join(w.dir, 'session.jsonl'), scrubSecrets(w.sessionText, secrets));
   await writeFile(join(w.dir, 'stdout.expected.jsonl'), scrubSecrets(w.stdoutText, secrets));
+  await writeFile(join(w.dir, 'workspace.expected.json'), scrubSecrets(w.workspaceText, secrets));
   return written;
 }

@@ -12,7 +12,7 @@ import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 const fixtures = fixturesDir();
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand, agents }, testInfo) => {
+  test(name, async ({ agentCommand, agents, runDirs }, testInfo) => {
     const target = recordTargetFor(name, process.env);
     const { newSidecars } = await recordScenario({
       paths: scenarioPaths(fixtures, name),
@@ -20,6 +20,7 @@ for (const name of discoverScenarios(fixtures)) {
       agentCommand,
       agents,
       target,
+      dirs: runDirs,
       testInfo,
       step: (title, body) => test.step(title, body),
     });

@@ -35,6 +35,7 @@ test('a scenario without an emulator script records keyless against an empty emu
 test('the SDK example scenario records without a key, byte-identical to its committed fixtures', async ({
   agentCommand,
   agents,
+  runDirs,
 }) => {
   const dir = await scratchFixtures([SDK_EXAMPLE]);
   try {
@@ -43,6 +44,7 @@ test('the SDK example scenario records without a key, byte-identical to its comm
     // Scrambled first, so equality below proves the recording rewrote them.
     await writeFile(paths.session, '');
     await writeFile(paths.stdout, '');
+    await writeFile(paths.workspaceExpected, '');
     const target = recordTargetFor(SDK_EXAMPLE, {});
     const { newSidecars, emulatorRequests } = await recordScenario({
       paths,
@@ -50,10 +52,14 @@ test('the SDK example scenario records without a key, byte-identical to its comm
       agentCommand,
       agents,
       target,
+      dirs: runDirs,
     });
     expect(emulatorRequests).toBe(0);
     expect(await readFile(paths.session, 'utf8')).toBe(await readFile(committed.session, 'utf8'));
     expect(await readFile(paths.stdout, 'utf8')).toBe(await readFile(committed.stdout, 'utf8'));
+    expect(await readFile(paths.workspaceExpected, 'utf8')).toBe(
+      await readFile(committed.workspaceExpected, 'utf8'),
+    );
     for (const f of newSidecars)
       expect(await readFile(f, 'utf8')).toBe(
         await readFile(join(fixturesDir(), 'sidecars', f.slice(f.lastIndexOf('/') + 1)), 'utf8'),
@@ -64,7 +70,7 @@ test('the SDK example scenario records without a key, byte-identical to its comm
   }
 });
 
-test('a keyless recording that makes a model call fails and says how to record one', async () => {
+test('a keyless recording that makes a model call fails and says how to record one', async ({ runDirs }) => {
   const dir = await scratchFixtures([]);
   try {
     const paths = scenarioPaths(dir, 'needs-a-model');
@@ -82,6 +88,7 @@ test('a keyless recording that makes a model call fails and says how to record o
         fixtures: dir,
         agentCommand: OUR_RECORDING_AGENT,
         target: recordTargetFor(paths.name, {}),
+        dirs: runDirs,
       }),
     ).rejects.toThrow(
       /needs-a-model: the agent made 1 model call\(s\), but the scenario has no emulator script \(.*needs-a-model\.json\), so it was recorded as one that calls no model; to record model calls set DEEPSEEK_API_KEY or ACP_SNAPSHOT_BASE_URL/,

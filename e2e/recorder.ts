@@ -22,6 +22,7 @@ import {
 } from './record-mode.js';
 import { rootMap } from './roots.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
+import type { RunDirs } from './run-dirs.js';
 import { REPO_ROOT, type ScenarioPaths } from './scenarios.js';
 
 /** The emulator's model script for scenario `name`. */
@@ -49,6 +50,8 @@ export interface RecordOptions {
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
   target: RecordTarget;
+  /** Owns the run's generated roots (the test's `runDirs` fixture). */
+  dirs: RunDirs;
   testInfo?: TestInfo;
   step?: StepRunner;
 }
@@ -125,6 +128,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     outcome = await runFixtureScenario({
       paths,
       mode: 'record',
+      dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
       apiKey: target.apiKey,
@@ -174,6 +178,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       sidecarsDir: join(opts.fixtures, 'sidecars'),
       sessionText: outcome.projected.text,
       stdoutText: outcome.stdoutText,
+      workspaceText: outcome.workspaceText,
       sidecars: outcome.projected.sidecars,
     },
     secrets,

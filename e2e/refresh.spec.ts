@@ -1,7 +1,8 @@
 /**
  * Refresh mode (`--project=refresh`, never run by default): keyless. Replays each scenario with the
- * current code and rewrites session.jsonl and stdout.expected.jsonl from what the agent did; refuses
- * when the model calls no longer line up with the recording (see refresher.ts).
+ * current code and rewrites session.jsonl, stdout.expected.jsonl and workspace.expected.json from
+ * what the agent did; refuses when the model calls no longer line up with the recording (see
+ * refresher.ts).
  */
 import { test } from './fixtures.js';
 import { refreshScenario } from './refresher.js';
@@ -10,12 +11,13 @@ import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 const fixtures = fixturesDir();
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand, agents }, testInfo) => {
+  test(name, async ({ agentCommand, agents, runDirs }, testInfo) => {
     const { changed } = await refreshScenario({
       paths: scenarioPaths(fixtures, name),
       fixtures,
       agentCommand,
       agents,
+      dirs: runDirs,
       testInfo,
       step: (title, body) => test.step(title, body),
     });

@@ -1,8 +1,8 @@
 /**
- * Refresh: keyless re-derivation of a scenario's session.jsonl and stdout.expected.jsonl from the
- * current code. The replay plugin (ACP_SNAPSHOT_MODE=refresh) serves the recorded model answers
- * positionally without comparing request fingerprints; when the calls no longer line up (more, fewer,
- * or at another turn / step) refresh refuses and asks for a new recording.
+ * Refresh: keyless re-derivation of a scenario's session.jsonl, stdout.expected.jsonl and
+ * workspace.expected.json from the current code. The replay plugin (ACP_SNAPSHOT_MODE=refresh) serves
+ * the recorded model answers positionally without comparing request fingerprints; when the calls no
+ * longer line up (more, fewer, or at another turn / step) refresh refuses and asks for a new recording.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { refreshOverride } from './override-refresh.js';
 import { machineSecrets, writeScenarioFixtures } from './record-mode.js';
 import { writeAllRowKindsSource } from './recorder.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
+import type { RunDirs } from './run-dirs.js';
 import type { ScenarioPaths } from './scenarios.js';
 
 /** Options of {@link refreshScenario}. */
@@ -30,6 +31,8 @@ export interface RefreshOptions {
   agentCommand: readonly string[];
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
+  /** Owns the run's generated roots (the test's `runDirs` fixture). */
+  dirs: RunDirs;
   testInfo?: TestInfo;
   step?: StepRunner;
 }
@@ -44,6 +47,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
     outcome = await runFixtureScenario({
       paths,
       mode: 'refresh',
+      dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
       ...(opts.step ? { step: opts.step } : {}),
@@ -76,6 +80,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       sidecarsDir: join(opts.fixtures, 'sidecars'),
       sessionText,
       stdoutText: outcome.stdoutText,
+      workspaceText: outcome.workspaceText,
       sidecars: outcome.projected.sidecars,
     },
     secrets,

@@ -1,8 +1,10 @@
 /**
  * Keyless replay of every committed scenario: one test per scenario directory, titled by its name
  * (`npx playwright test -g NAME`). The agent runs with its replay overlay; its stdout must equal
- * stdout.expected.jsonl (a snapshot: `--update-snapshots` rewrites it) and its re-persisted,
- * projected log must equal session.jsonl.
+ * stdout.expected.jsonl and what it left in the workspace workspace.expected.json (snapshots:
+ * `--update-snapshots` rewrites them), its re-persisted, projected log must equal session.jsonl, and
+ * its log file on disk must be what its persistence promises (run.ts). A failed test keeps its
+ * generated directories and names them in the report ("kept for inspection").
  */
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
@@ -19,11 +21,14 @@ import { expect, test } from './fixtures.js';
 import { adoptRecordedProvider } from './harvest.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
+import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from './workspace.js';
 
 const fixtures = fixturesDir();
+/** A fixture path as messages show it: repository-relative, or absolute for a fixtures copy elsewhere. */
+const shown = (p: string) => (relative(REPO_ROOT, p).startsWith('..') ? p : relative(REPO_ROOT, p));
 
 for (const name of discoverScenarios(fixtures)) {
-  test(name, async ({ agentCommand, agents }, testInfo) => {
+  test(name, async ({ agentCommand, agents, runDirs }, testInfo) => {
     const paths = scenarioPaths(fixtures, name);
     const expectedLog = await readFile(paths.session, 'utf8').catch(() => undefined);
     let outcome: RunOutcome | undefined;
@@ -31,6 +36,7 @@ for (const name of discoverScenarios(fixtures)) {
       outcome = await runFixtureScenario({
         paths,
         mode: 'replay',
+        dirs: runDirs,
         agentCommand,
         agents,
         step: (title, body) => test.step(title, body),
@@ -40,6 +46,8 @@ for (const name of discoverScenarios(fixtures)) {
       throw e;
     }
     const { result, projected, stdoutText } = outcome;
+    // The replayed header names the replay plugin; the recording's provider is adopted before comparing (harvest.ts).
+    const actualLog = adoptRecordedProvider(projected.text, expectedLog);
     // Read by `npm run bench -- suite` to separate harness overhead from the agent's own lifetime.
     testInfo.annotations.push({
       type: 'agent-process-ms',
@@ -50,14 +58,16 @@ for (const name of discoverScenarios(fixtures)) {
       await test.step('compare with the fixtures', async () => {
         const failures = replayFailures(result.stderr, outcome.records);
         if (failures.length > 0) throw new Error(replayFailureMessage(name, failures));
-        expect.soft(result.problems, `${name}: scenario expectations (input.json)`).toEqual([]);
+        expect
+          .soft(result.problems, `${name}: input.json's expectations, orphans, the agent's log file on disk`)
+          .toEqual([]);
         const unused = unusedRecordedCalls(name, result.stderr, expectedLog, paths.session);
         expect.soft(unused, 'recorded model calls left unused').toBeUndefined();
         expect(
           expectedLog,
           `${relative(REPO_ROOT, paths.session)} is missing; record it: npm run record -- ${name}`,
         ).toBeDefined();
-        sessionLogExpect.soft(adoptRecordedProvider(projected.text, expectedLog)).toMatchSessionLog({
+        sessionLogExpect.soft(actualLog).toMatchSessionLog({
           text: expectedLog ?? '',
           file: relative(REPO_ROOT, paths.session),
           scenario: name,
@@ -67,6 +77,16 @@ for (const name of discoverScenarios(fixtures)) {
           .soft(nonJsonLines(expectedStdout), `${relative(REPO_ROOT, paths.stdout)}: every line must be JSON`)
           .toEqual([]);
         expect.soft(stdoutText).toMatchSnapshot([name, 'stdout.expected.jsonl']);
+        const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
+        const workspaceFile = shown(paths.workspaceExpected);
+        expect
+          .soft(
+            outcome.workspaceText,
+            expectedWorkspace === outcome.workspaceText
+              ? undefined
+              : workspaceMismatchMessage(name, workspaceFile, expectedWorkspace, outcome.workspaceText),
+          )
+          .toMatchSnapshot([name, WORKSPACE_EXPECTED]);
       });
     } catch (e) {
       threw = true;
@@ -76,7 +96,7 @@ for (const name of discoverScenarios(fixtures)) {
         await attachFailureArtifacts(testInfo, {
           result,
           ...(expectedLog !== undefined ? { expectedLog } : {}),
-          actualLog: projected.text,
+          actualLog,
           rawLog: outcome.rawLog,
         });
       }

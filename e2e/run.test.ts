@@ -27,9 +27,10 @@ test('a scenario runs the agent it names, else the project command; an unknown n
 test('the SDK example scenario is stable across runs: random session ids normalize, the harness writes its log', async ({
   agentCommand,
   agents,
+  runDirs,
 }) => {
   const paths = scenarioPaths(fixturesDir(), SDK_EXAMPLE);
-  const run = () => runFixtureScenario({ paths, mode: 'replay', agentCommand, agents });
+  const run = () => runFixtureScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand, agents });
   const [a, b] = await Promise.all([run(), run()]);
   const rawSessionIds = (o: RunOutcome) =>
     o.result.stdout.map((l) => /"sessionId":"([^"]+)"/.exec(l.text)?.[1]).filter(Boolean);

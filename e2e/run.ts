@@ -16,17 +16,13 @@ import {
   type StepRunner,
 } from './driver.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
+import { persistedLogProblem } from './log-file.js';
 import { orphansMessage, reapOrphans } from './orphans.js';
-import {
-  agentRoots,
-  createTestRoots,
-  installDir,
-  type RootsOptions,
-  removeTestRoots,
-  type TestRoots,
-} from './roots.js';
+import { agentRoots, createTestRoots, installDir, type RootsOptions, type TestRoots } from './roots.js';
+import type { RunDirs } from './run-dirs.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
+import { captureWorkspace } from './workspace.js';
 
 /** What one run produced. */
 export interface RunOutcome {
@@ -45,12 +41,16 @@ export interface RunOutcome {
   logSource: 'agent' | 'harness' | 'none';
   /** Normalized stdout, as stored in stdout.expected.jsonl. */
   stdoutText: string;
+  /** What the agent left in the seeded directory against the seed, as stored in workspace.expected.json. */
+  workspaceText: string;
 }
 
 /** Options of {@link runFixtureScenario}. */
 export interface RunOptions {
   paths: ScenarioPaths;
   mode: AgentEnvInput['mode'];
+  /** Owns the run's generated roots: the caller removes them when its test passed, keeps them when it failed. */
+  dirs: RunDirs;
   /** The command of a scenario that names no `agent`. */
   agentCommand: readonly string[];
   /** Named commands a scenario may pick with `"agent": NAME` (the project's `use.agents`). */
@@ -81,7 +81,7 @@ export function scenarioAgentCommand(
   return namedAgentCommand(scenario.agent, file, opts.agents ?? {});
 }
 
-/** Runs a scenario once and harvests everything; the roots are removed before returning. */
+/** Runs a scenario once and harvests everything; the roots stay, owned by `opts.dirs`. */
 export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> {
   const { paths } = opts;
   const scenario = await loadScenario(paths.input);
@@ -90,70 +90,70 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
   const rootsOpts: RootsOptions = { seedDir: paths.workspace, ...(install ? { install } : {}) };
   if (scenario.flags.workspaceParent) rootsOpts.workspaceParent = scenario.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
-  try {
-    const envInput: AgentEnvInput = {
-      mode: opts.mode,
-      scenario: paths.name,
-      persistRoot: roots.persistRoot,
-      spillRoot: roots.spillRoot,
-      home: roots.home,
-      roots: agentRoots(roots),
-    };
-    if (opts.mode !== 'record') {
-      if (!existsSync(paths.session)) {
-        throw new Error(
-          `${paths.session}: missing; record the scenario first: npm run record -- ${paths.name}`,
-        );
-      }
-      envInput.fixture = paths.session;
-      envInput.sidecars = paths.sidecars;
+  opts.dirs.track(roots);
+  const envInput: AgentEnvInput = {
+    mode: opts.mode,
+    scenario: paths.name,
+    persistRoot: roots.persistRoot,
+    spillRoot: roots.spillRoot,
+    home: roots.home,
+    roots: agentRoots(roots),
+  };
+  if (opts.mode !== 'record') {
+    if (!existsSync(paths.session)) {
+      throw new Error(
+        `${paths.session}: missing; record the scenario first: npm run record -- ${paths.name}`,
+      );
     }
-    if (scenario.flags.overridden) envInput.override = paths.override;
-    if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
-    if (opts.apiKey) envInput.apiKey = opts.apiKey;
-    const driverOpts = {
-      command,
-      env: agentEnv(envInput),
-      processCwd: roots.cwd,
-      sessionCwd: roots.cwd,
-      fsRoot: roots.root,
-      scenario,
-      name: paths.name,
-      ...(opts.step ? { step: opts.step } : {}),
-    };
-    const result = await runScenario(driverOpts).catch(async (e: unknown) => {
-      // A failed run's report carries what the agent persisted before it failed and what it left running.
-      if (e instanceof DriverError) {
-        e.rawLog = await persistedLogText(roots.persistRoot);
-        const orphans = await reapOrphans(roots.root);
-        if (orphans.length > 0) e.message += `\n${orphansMessage(orphans)}`;
-      }
-      throw e;
-    });
-    const orphans = await reapOrphans(roots.root);
-    if (orphans.length > 0) result.problems.push(`${paths.name}: ${orphansMessage(orphans)}`);
-    const harvested = await harvestLog(roots.persistRoot);
-    const { sessionId } = result;
-    // An agent that persists no log (another team's agent) still gets its session compared: the
-    // harness writes the header-only log it observed (docs/decisions/0004).
-    const observed =
-      !harvested && sessionId !== undefined
-        ? observedHeaderOnlyLog(
-            { sessionId, ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}) },
-            roots,
-          )
-        : undefined;
-    return {
-      scenario,
-      roots,
-      result,
-      rawLog: harvested && !harvested.file.endsWith('.gz') ? await readFile(harvested.file, 'utf8') : '',
-      records: harvested?.records ?? [],
-      projected: observed ?? projectHarvested(harvested, roots),
-      logSource: harvested ? 'agent' : observed ? 'harness' : 'none',
-      stdoutText: stdoutSnapshotText(result, roots),
-    };
-  } finally {
-    await removeTestRoots(roots);
+    envInput.fixture = paths.session;
+    envInput.sidecars = paths.sidecars;
   }
+  if (scenario.flags.overridden) envInput.override = paths.override;
+  if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
+  if (opts.apiKey) envInput.apiKey = opts.apiKey;
+  const driverOpts = {
+    command,
+    env: agentEnv(envInput),
+    processCwd: roots.cwd,
+    sessionCwd: roots.cwd,
+    fsRoot: roots.root,
+    scenario,
+    name: paths.name,
+    ...(opts.step ? { step: opts.step } : {}),
+  };
+  const result = await runScenario(driverOpts).catch(async (e: unknown) => {
+    // A failed run's report carries what the agent persisted before it failed and what it left running.
+    if (e instanceof DriverError) {
+      e.rawLog = await persistedLogText(roots.persistRoot);
+      const orphans = await reapOrphans(roots.root);
+      if (orphans.length > 0) e.message += `\n${orphansMessage(orphans)}`;
+    }
+    throw e;
+  });
+  const orphans = await reapOrphans(roots.root);
+  if (orphans.length > 0) result.problems.push(`${paths.name}: ${orphansMessage(orphans)}`);
+  const harvested = await harvestLog(roots.persistRoot);
+  const logProblem = harvested && (await persistedLogProblem(harvested, result.exits));
+  if (logProblem) result.problems.push(`${paths.name}: ${logProblem}`);
+  const { sessionId } = result;
+  // An agent that persists no log (another team's agent) still gets its session compared: the
+  // harness writes the header-only log it observed (docs/decisions/0004).
+  const observed =
+    !harvested && sessionId !== undefined
+      ? observedHeaderOnlyLog(
+          { sessionId, ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}) },
+          roots,
+        )
+      : undefined;
+  return {
+    scenario,
+    roots,
+    result,
+    rawLog: harvested && !harvested.file.endsWith('.gz') ? await readFile(harvested.file, 'utf8') : '',
+    records: harvested?.records ?? [],
+    projected: observed ?? projectHarvested(harvested, roots),
+    logSource: harvested ? 'agent' : observed ? 'harness' : 'none',
+    stdoutText: stdoutSnapshotText(result, roots),
+    workspaceText: await captureWorkspace({ roots, seedDir: paths.workspace, stdout: result.stdout }),
+  };
 }

@@ -60,6 +60,8 @@ export interface ScenarioPaths {
   workspace: string;
   /** The fixtures' shared sidecars directory. */
   sidecars: string;
+  /** What the agent leaves in the workspace, against the seed (workspace.ts). */
+  workspaceExpected: string;
 }
 
 /** Paths of scenario `name` under a fixtures directory. */
@@ -74,6 +76,7 @@ export function scenarioPaths(fixtures: string, name: string): ScenarioPaths {
     override: join(dir, 'replay.override.json'),
     workspace: join(dir, 'workspace'),
     sidecars: join(fixtures, 'sidecars'),
+    workspaceExpected: join(dir, 'workspace.expected.json'),
   };
 }
 

@@ -1,4 +1,4 @@
-// `npm run refresh -- NAME...`: keyless; re-derives session.jsonl and stdout.expected.jsonl of the named
+// `npm run refresh -- NAME...`: keyless; re-derives session.jsonl, stdout.expected.jsonl and workspace.expected.json of the named
 // scenarios (all when none) from the current code with --project=refresh.
 import { runFixtureProject } from '../e2e/cli.js';
 

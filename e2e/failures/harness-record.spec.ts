@@ -20,6 +20,7 @@ import { normalizeJsonlText } from '../normalize.js';
 import { machineSecrets, scrubSecrets } from '../record-mode.js';
 import { RecordingFailed, recordScenario, recordTargetFor } from '../recorder.js';
 import { runFixtureScenario } from '../run.js';
+import type { RunDirs } from '../run-dirs.js';
 import { fixturesDir, REPO_ROOT, scenarioPaths } from '../scenarios.js';
 import { failureCase, PROVIDER_FAILURES, untestedCases } from './catalog.js';
 import { killAgentWhenToolRuns } from './kill.js';
@@ -68,6 +69,7 @@ async function fixtureFiles(dir: string): Promise<Map<string, string>> {
  */
 async function recordThroughHarness(
   testInfo: TestInfo,
+  dirs: RunDirs,
   paths: ScratchPaths,
   responses: readonly unknown[],
   step?: StepRunner,
@@ -82,6 +84,7 @@ async function recordThroughHarness(
       fixtures: paths.fixtures,
       agentCommand: RECORDING_AGENT,
       target: { kind: 'server', baseUrl: emulator.url, apiKey: API_KEY },
+      dirs,
       testInfo,
       ...(step ? { step } : {}),
     }).then(
@@ -134,12 +137,13 @@ test('every harness-record case of the catalog has a record-mode test', () => {
 for (const id of PROVIDER_FAILURES) {
   test(`${id}: the recording fails naming the scenario, the provider's error and what to do, and writes nothing`, async ({
     scratch,
+    runDirs,
   }, testInfo) => {
     const c = failureCase(id);
     expect(c.expect.recording).toBe('fails');
     const name = `record-${id}`;
     const paths = await scratch({ from: 'hello', name });
-    const run = await recordThroughHarness(testInfo, paths, c.emulator!);
+    const run = await recordThroughHarness(testInfo, runDirs, paths, c.emulator!);
     expect(run.message).toContain(
       `${name}: not recorded, the run did not go as input.json says:\n  step 3 (session/prompt "Say hello in one short sentence."): the agent answered with JSON-RPC error ${c.expect.rpcErrorCode}: model provider error (${c.expect.llmErrorCode}`,
     );
@@ -156,11 +160,12 @@ for (const id of PROVIDER_FAILURES) {
 
 test('a provider error that echoes the API key: the message and every attachment carry it scrubbed', async ({
   scratch,
+  runDirs,
 }, testInfo) => {
   const name = 'record-provider-echoes-key';
   const paths = await scratch({ from: 'hello', name });
   const echoed = `Authentication Fails, the key ${API_KEY} is invalid`;
-  const run = await recordThroughHarness(testInfo, paths, [
+  const run = await recordThroughHarness(testInfo, runDirs, paths, [
     { fail: { kind: 'http', status: 401, message: echoed } },
   ]);
   expect(run.result.stdout.map((l) => l.text).join('\n'), 'the agent did pass the key on').toContain(API_KEY);
@@ -174,6 +179,7 @@ test('a provider error that echoes the API key: the message and every attachment
 
 test('killed-mid-turn: SIGKILL while bash runs fails the recording naming the signal, and writes nothing', async ({
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('killed-mid-turn');
   // Unique per repeat: the kill finds the agent by its run's root, which is keyed by the scenario name.
@@ -183,8 +189,8 @@ test('killed-mid-turn: SIGKILL while bash runs fails the recording naming the si
     name,
     input: (i) => ({ ...onPrompt(i, () => ({ text: c.prompt })), permissions: ['allow'] }),
   });
-  const killer = killAgentWhenToolRuns(name, 'sleep 300', OUTCOME_WITHIN_MS);
-  const run = await recordThroughHarness(testInfo, paths, c.emulator!, killer.step);
+  const killer = killAgentWhenToolRuns(runDirs, 'sleep 300', OUTCOME_WITHIN_MS);
+  const run = await recordThroughHarness(testInfo, runDirs, paths, c.emulator!, killer.step);
   expect(killer.killed).toBeDefined();
   expect(run.message).toBe(
     `${name}: not recorded, the run did not finish:\n  agent process 1 exited (SIGKILL) before the scenario finished; its stderr ends with:\n    acp-snapshot-agent: session sess-1 created in ${killer.root}/work${nextSteps(name, false)}`,
@@ -196,13 +202,20 @@ test('killed-mid-turn: SIGKILL while bash runs fails the recording naming the si
 });
 
 /** Replays a recorded scratch scenario with the project's replay agent: it must pass the replay project's checks. */
-async function expectReplaysGreen(paths: ScratchPaths, replayCommand: readonly string[]): Promise<void> {
+async function expectReplaysGreen(
+  paths: ScratchPaths,
+  dirs: RunDirs,
+  replayCommand: readonly string[],
+): Promise<void> {
   const session = await readFile(paths.session, 'utf8');
-  const o = await runFixtureScenario({ paths, mode: 'replay', agentCommand: replayCommand });
+  const o = await runFixtureScenario({ paths, mode: 'replay', dirs, agentCommand: replayCommand });
   expect(o.result.problems).toEqual([]);
   expect(replayFailures(o.result.stderr, o.records)).toEqual([]);
   expect(unusedRecordedCalls(paths.name, o.result.stderr, session)).toBeUndefined();
   expect(o.stdoutText, 'replay prints what the recording wrote').toBe(await readFile(paths.stdout, 'utf8'));
+  expect(o.workspaceText, 'replay leaves what the recording left').toBe(
+    await readFile(paths.workspaceExpected, 'utf8'),
+  );
   expect(normalizeJsonlText(adoptRecordedProvider(o.projected.text, session)), 'replay equals live').toBe(
     normalizeJsonlText(session),
   );
@@ -211,11 +224,12 @@ async function expectReplaysGreen(paths: ScratchPaths, replayCommand: readonly s
 test('malformed-tool-args: records the documented outcome (a failed tool result, end_turn), and it replays green', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('malformed-tool-args');
   expect(c.expect.recording).toBe('records');
   const paths = await scratch({ from: 'hello', name: 'record-malformed-tool-args' });
-  const run = await recordThroughHarness(testInfo, paths, c.emulator!);
+  const run = await recordThroughHarness(testInfo, runDirs, paths, c.emulator!);
   expect(run.message, 'the documented behaviour records').toBe('');
   expect(run.ms).toBeLessThan(OUTCOME_WITHIN_MS);
   expect(promptResponse(run).result?.stopReason).toBe(c.expect.stopReason);
@@ -225,12 +239,13 @@ test('malformed-tool-args: records the documented outcome (a failed tool result,
   expectLoggedTurnEnd(run.rawLog, c);
   expect(recordedModelCalls(await readFile(paths.session, 'utf8'))).toBe(c.emulator!.length);
   expectNoSecretAttached(testInfo);
-  await expectReplaysGreen(paths, agentCommand);
+  await expectReplaysGreen(paths, runDirs, agentCommand);
 });
 
 test('hang-then-cancel: records the documented outcome ("cancelled" at once) into cancel-mid-stream, byte-identical, replaying green', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('hang-then-cancel');
   expect(c.expect.recording).toBe('records');
@@ -238,7 +253,7 @@ test('hang-then-cancel: records the documented outcome ("cancelled" at once) int
   // that never finished), so the case records into a copy of the committed scenario that declares one.
   const from = 'cancel-mid-stream';
   const paths = await scratch({ from, name: 'record-hang-then-cancel' });
-  const run = await recordThroughHarness(testInfo, paths, c.emulator!);
+  const run = await recordThroughHarness(testInfo, runDirs, paths, c.emulator!);
   expect(run.message, 'the documented behaviour records').toBe('');
   expect(run.ms, 'the cancel ends the hung stream at once, not at the timeout').toBeLessThan(
     OUTCOME_WITHIN_MS,
@@ -251,11 +266,12 @@ test('hang-then-cancel: records the documented outcome ("cancelled" at once) int
   expect(await readFile(paths.session, 'utf8')).toBe(await readFile(committed.session, 'utf8'));
   expect(await readFile(paths.stdout, 'utf8')).toBe(await readFile(committed.stdout, 'utf8'));
   expectNoSecretAttached(testInfo);
-  await expectReplaysGreen(paths, agentCommand);
+  await expectReplaysGreen(paths, runDirs, agentCommand);
 });
 
 test('provider-401 expected by input.json ("expectError") is recorded, byte-identical to the committed fixture', async ({
   scratch,
+  runDirs,
 }) => {
   // `ACP_SNAPSHOT_BASE_URL=emulator npm run record -- provider-401`, into a scratch copy.
   const name = 'provider-401';
@@ -265,8 +281,12 @@ test('provider-401 expected by input.json ("expectError") is recorded, byte-iden
     fixtures: paths.fixtures,
     agentCommand: RECORDING_AGENT,
     target: recordTargetFor(name, { ACP_SNAPSHOT_BASE_URL: 'emulator' }),
+    dirs: runDirs,
   });
   const committed = scenarioPaths(fixturesDir(), name);
   expect(await readFile(paths.session, 'utf8')).toBe(await readFile(committed.session, 'utf8'));
   expect(await readFile(paths.stdout, 'utf8')).toBe(await readFile(committed.stdout, 'utf8'));
+  expect(await readFile(paths.workspaceExpected, 'utf8')).toBe(
+    await readFile(committed.workspaceExpected, 'utf8'),
+  );
 });

@@ -19,10 +19,11 @@ import { DriverError, type StepRunner } from '../driver.js';
 import { expect } from '../fixtures.js';
 import { processesInside } from '../orphans.js';
 import { runFixtureScenario } from '../run.js';
+import type { RunDirs } from '../run-dirs.js';
 import type { ScenarioPaths } from '../scenarios.js';
 import { unloggedAnnouncements } from './acknowledged.js';
 import { failureCase, PROVIDER_FAILURES, untestedCases } from './catalog.js';
-import { killAgentWhenToolRuns, runRoot } from './kill.js';
+import { killAgentWhenToolRuns } from './kill.js';
 import {
   expectLoggedTurnEnd,
   expectReportedFailure,
@@ -38,6 +39,7 @@ import { onPrompt, test } from './scratch.js';
  */
 async function runThroughHarness(
   testInfo: TestInfo,
+  dirs: RunDirs,
   paths: ScenarioPaths,
   agentCommand: readonly string[],
   step?: StepRunner,
@@ -45,7 +47,13 @@ async function runThroughHarness(
   const started = Date.now();
   const expectedLog = await readFile(paths.session, 'utf8');
   try {
-    const o = await runFixtureScenario({ paths, mode: 'replay', agentCommand, ...(step ? { step } : {}) });
+    const o = await runFixtureScenario({
+      paths,
+      mode: 'replay',
+      dirs,
+      agentCommand,
+      ...(step ? { step } : {}),
+    });
     const ms = Date.now() - started;
     const failures = replayFailures(o.result.stderr, o.records);
     const unused = unusedRecordedCalls(paths.name, o.result.stderr, expectedLog, paths.session);
@@ -100,10 +108,13 @@ test('every harness-layer case of the catalog has a harness test', () => {
   expect(untestedCases('harness', covered)).toEqual([]);
 });
 
-test('agent-command-not-found: names the command at once, no timeout', async ({ scratch }, testInfo) => {
+test('agent-command-not-found: names the command at once, no timeout', async ({
+  scratch,
+  runDirs,
+}, testInfo) => {
   const c = failureCase('agent-command-not-found');
   const paths = await scratch({ from: 'hello', name: 'failure-agent-command-not-found' });
-  const run = await runThroughHarness(testInfo, paths, agentMissing);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentMissing);
   expect(run.message).toBe(
     'agent command not found: /nonexistent/acp-agent-cmd --stdio (check use.agentCommand in playwright.config.ts)',
   );
@@ -115,11 +126,12 @@ for (const id of PROVIDER_FAILURES) {
   test(`${id}: the prompt fails with the agent's documented JSON-RPC error`, async ({
     agentCommand,
     scratch,
+    runDirs,
   }, testInfo) => {
     const c = failureCase(id);
     const name = `failure-${id}`;
     const paths = await scratch({ from: 'hello', name, override: c.override });
-    const run = await runThroughHarness(testInfo, paths, agentCommand);
+    const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
     expect(run.message).toContain(
       `step 3 (session/prompt "Say hello in one short sentence."): the agent answered with JSON-RPC error ${c.expect.rpcErrorCode}: model provider error (${c.expect.llmErrorCode}`,
     );
@@ -133,10 +145,11 @@ for (const id of PROVIDER_FAILURES) {
 test('malformed-tool-args: a failed tool result, the model goes on, the turn ends end_turn', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('malformed-tool-args');
   const paths = await scratch({ from: 'hello', name: 'failure-malformed-tool-args', override: c.override });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message, 'the documented behaviour is not a test failure').toBe('');
   expect(run.result.stdout.map((l) => l.text).join('\n')).toMatch(c.expect.message);
   expect(promptResponse(run).result?.stopReason).toBe(c.expect.stopReason);
@@ -147,6 +160,7 @@ test('malformed-tool-args: a failed tool result, the model goes on, the turn end
 test('hang-then-cancel: the cancel ends the hung turn "cancelled" at once', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('hang-then-cancel');
   const paths = await scratch({
@@ -156,7 +170,7 @@ test('hang-then-cancel: the cancel ends the hung turn "cancelled" at once', asyn
     input: (i) =>
       onPrompt(i, () => ({ cancel: { after: 'first_message_chunk' }, expectStopReason: 'cancelled' })),
   });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toBe('');
   expect(run.ms).toBeLessThan(OUTCOME_WITHIN_MS);
   const response = promptResponse(run);
@@ -169,6 +183,7 @@ test('hang-then-cancel: the cancel ends the hung turn "cancelled" at once', asyn
 test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no orphan process remains', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('killed-mid-turn');
   const name = 'failure-killed-mid-turn';
@@ -179,8 +194,8 @@ test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no o
     input: (i) => ({ ...onPrompt(i, () => ({ text: c.prompt })), permissions: ['allow'] }),
   });
   // The prompt step runs as usual; meanwhile, once the tool's `sleep` runs, the agent gets SIGKILL.
-  const killer = killAgentWhenToolRuns(name, 'sleep 300', OUTCOME_WITHIN_MS);
-  const run = await runThroughHarness(testInfo, paths, agentCommand, killer.step);
+  const killer = killAgentWhenToolRuns(runDirs, 'sleep 300', OUTCOME_WITHIN_MS);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand, killer.step);
   const root = killer.root;
   expect(killer.killed).toBeDefined();
   expect(run.message).toBe(
@@ -198,15 +213,16 @@ test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no o
 
 test('killed-mid-turn (an agent that leaves a child behind): the harness reaps it and names it', async ({
   scratch,
+  runDirs,
 }, testInfo) => {
   const name = 'failure-orphan-left-behind';
   const paths = await scratch({ from: 'hello', name });
   let root: string | undefined;
   const step: StepRunner = async (_title, body) => {
-    root ??= await runRoot(name);
+    root ??= runDirs.latest?.root;
     return body();
   };
-  const run = await runThroughHarness(testInfo, paths, orphanAgent, step);
+  const run = await runThroughHarness(testInfo, runDirs, paths, orphanAgent, step);
   expect(run.message).toMatch(
     /^agent process 1 exited \(3\) before the scenario finished; its stderr ends with:\n {2}fatal: left a child behind\norphan processes: 1 process\(es\) were still running inside the test's directories after the agent exited \(the harness killed them\):\n {2}pid \d+: sleep 300 \(cwd \/tmp\/acp-snap-\w+-\w+\/work\)$/,
   );
@@ -220,10 +236,11 @@ test('killed-mid-turn (an agent that leaves a child behind): the harness reaps i
 
 test('non-json-stdout: fails naming the process, the stdout line and its text', async ({
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('non-json-stdout');
   const paths = await scratch({ from: 'hello', name: 'failure-non-json-stdout' });
-  const run = await runThroughHarness(testInfo, paths, noisyAgent);
+  const run = await runThroughHarness(testInfo, runDirs, paths, noisyAgent);
   expect(run.message).toBe(
     'agent wrote a non-JSON line to stdout (process 1, stdout line 1): "debug: initialized"\nstdout must carry ACP messages only; log to stderr.',
   );
@@ -234,6 +251,7 @@ test('non-json-stdout: fails naming the process, the stdout line and its text', 
 test('malformed-fixture-line: fails at start-up naming session.jsonl:LINE and the fix', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('malformed-fixture-line');
   const paths = await scratch({
@@ -242,7 +260,7 @@ test('malformed-fixture-line: fails at start-up naming session.jsonl:LINE and th
     // Line 5 is the packed row of the model's answer; cut it mid-string.
     session: (lines) => lines.map((l, i) => (i === 4 ? l.slice(0, 30) : l)),
   });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(`${paths.session}:5: bad row`);
   expect(run.message).toContain('fix or remove that line');
   expect(run.message).toMatch(/^agent process 1 exited \(1\) before the scenario finished/);
@@ -255,11 +273,12 @@ const refreshHint = (name: string) => `npx playwright test --project=refresh -g 
 test('fixture-exhausted (override): names the scenario, the call index and the re-record command', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('fixture-exhausted');
   const name = 'failure-fixture-exhausted';
   const paths = await scratch({ from: 'hello', name, override: c.override });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(
     `${name}: replay could not serve the agent's model calls from the recording:\nReplayExhaustedError: scenario "${name}": the agent made model call 2 (turn 1 step 2) but ${paths.override} holds only 1 recorded model call.`,
   );
@@ -270,6 +289,7 @@ test('fixture-exhausted (override): names the scenario, the call index and the r
 test('fixture-exhausted (one more prompt than recorded): names session.jsonl and call 2', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('fixture-exhausted');
   const name = 'failure-fixture-exhausted-prompt';
@@ -278,7 +298,7 @@ test('fixture-exhausted (one more prompt than recorded): names session.jsonl and
     name,
     input: (i) => ({ ...i, steps: [...i.steps, { op: 'prompt', text: 'And once more.' }] }),
   });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(
     `ReplayExhaustedError: scenario "${name}": the agent made model call 2 (turn 2 step 1) but ${paths.session} holds only 1 recorded model call.`,
   );
@@ -289,11 +309,12 @@ test('fixture-exhausted (one more prompt than recorded): names session.jsonl and
 test('fixture-unused (override): the unused call is named with the refresh command', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('fixture-unused');
   const name = 'failure-fixture-unused';
   const paths = await scratch({ from: 'hello', name, override: c.override });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toBe(
     `${name}: 1 of 2 recorded model call(s) were never requested (unused calls: 2, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`${refreshHint(name)}\`.`,
   );
@@ -304,6 +325,7 @@ test('fixture-unused (override): the unused call is named with the refresh comma
 test('fixture-unused (a recorded prompt dropped from input.json): names call 2 of 2', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('fixture-unused');
   const name = 'failure-fixture-unused-prompt';
@@ -312,7 +334,7 @@ test('fixture-unused (a recorded prompt dropped from input.json): names call 2 o
     name,
     input: (i) => ({ ...i, steps: i.steps.slice(0, -1) }),
   });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(
     `${name}: 1 of 2 recorded model call(s) were never requested (unused calls: 2`,
   );
@@ -323,6 +345,7 @@ test('fixture-unused (a recorded prompt dropped from input.json): names call 2 o
 test('request-drift (a changed prompt): names the call, the first differing part and the refresh command', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('request-drift');
   const name = 'failure-request-drift';
@@ -331,7 +354,7 @@ test('request-drift (a changed prompt): names the call, the first differing part
     name,
     input: (i) => onPrompt(i, () => ({ text: 'Say hi in one short sentence.' })),
   });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(
     `${name}: replay could not serve the agent's model calls from the recording:\nReplayDriftError: scenario "${name}": model call 1 of 1 (turn 1 step 1) sends a different request than the recording (event 4 of ${paths.session}): first differing part messages[0].content\n` +
       '  messages[0].content (user message):\n' +
@@ -346,11 +369,12 @@ test('request-drift (a changed prompt): names the call, the first differing part
 test('request-drift (override fingerprint): the drift names the call and the refresh command', async ({
   agentCommand,
   scratch,
+  runDirs,
 }, testInfo) => {
   const c = failureCase('request-drift');
   const name = 'failure-request-drift-override';
   const paths = await scratch({ from: 'hello', name, override: c.override });
-  const run = await runThroughHarness(testInfo, paths, agentCommand);
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
   expect(run.message).toContain(
     `ReplayDriftError: scenario "${name}": model call 1 of 1 (turn 1 step 1) sends a different request than the recording (calls[0] of ${paths.override}): first differing part request\n` +
       '  expected request hash 0000000000000000, live ',

@@ -3,19 +3,10 @@
  * prompt run and, once the agent's bash tool has started its command inside the test's roots, sends
  * the agent process SIGKILL.
  */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { StepRunner } from '../driver.js';
 import { expect } from '../fixtures.js';
 import { processesInside } from '../orphans.js';
-import { scenarioKey } from '../roots.js';
-
-/** The generated root of a scenario's current run (`/tmp/acp-snap-<key>-XXXXXX`), once it exists. */
-export async function runRoot(name: string): Promise<string | undefined> {
-  const prefix = `acp-snap-${scenarioKey(name)}-`;
-  const found = (await readdir('/tmp')).filter((e) => e.startsWith(prefix));
-  return found.length === 1 ? join('/tmp', found[0]!) : undefined;
-}
+import type { RunDirs } from '../run-dirs.js';
 
 /** The step runner of {@link killAgentWhenToolRuns} and what it saw. */
 export interface AgentKiller {
@@ -27,10 +18,10 @@ export interface AgentKiller {
 }
 
 /**
- * Runs scenario `name`'s steps as usual; during its prompt, once a process running `toolCommand`
- * exists inside the run's root (within `withinMs`), SIGKILLs the agent process.
+ * Runs a scenario's steps as usual; during its prompt, once a process running `toolCommand` exists
+ * inside the root of the run `dirs` tracked last (within `withinMs`), SIGKILLs the agent process.
  */
-export function killAgentWhenToolRuns(name: string, toolCommand: string, withinMs: number): AgentKiller {
+export function killAgentWhenToolRuns(dirs: RunDirs, toolCommand: string, withinMs: number): AgentKiller {
   let root: string | undefined;
   let killed: AgentKiller['killed'];
   const step: StepRunner = async (title, body) => {
@@ -40,7 +31,7 @@ export function killAgentWhenToolRuns(name: string, toolCommand: string, withinM
     await expect
       .poll(
         async () => {
-          root ??= await runRoot(name);
+          root ??= dirs.latest?.root;
           return root ? (await processesInside(root)).some((p) => p.command === toolCommand) : false;
         },
         { message: `the bash tool's \`${toolCommand}\` starts`, timeout: withinMs },

@@ -4,12 +4,16 @@
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
 // "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
-// JSON notification encoded as Latin-1, not UTF-8).
+// JSON notification encoded as Latin-1, not UTF-8), "journal" and "packed" (persist a session log under
+// ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction).
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 const mode = process.argv[2] ?? 'fs';
+/** The session log of the "journal" and "packed" modes. */
+let log;
 const say = (client, sessionId, text) =>
   client.notify('session/update', {
     sessionId,
@@ -30,7 +34,16 @@ const app = acp
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
   })
-  .onRequest('session/new', () => ({ sessionId: `fake-${process.pid}` }))
+  .onRequest('session/new', async ({ params }) => {
+    const sessionId = `fake-${process.pid}`;
+    if (mode === 'journal' || mode === 'packed') {
+      const { openLogAppender, buildHeader } = await import('@acp-snapshot/session-log');
+      const path = join(process.env.ACP_SNAPSHOT_PERSIST_ROOT, `${sessionId}.jsonl`);
+      log = await openLogAppender(path, { compression: 'none', compactOnClose: mode === 'packed' });
+      await log.append(buildHeader({ sessionId, cwd: params.cwd }), 0);
+    }
+    return { sessionId };
+  })
   .onRequest('session/prompt', async ({ params, client }) => {
     const sessionId = params.sessionId;
     if (mode === 'hang') {
@@ -46,6 +59,19 @@ const app = acp
     if (mode === 'crash') {
       process.stderr.write('fatal: model adapter blew up\n');
       process.exit(3);
+    }
+    if (log) {
+      const { buildChunk, finishChunk, textChunk } = await import('@acp-snapshot/session-log');
+      const events = [
+        { type: 'turn/start', turn: 1 },
+        buildChunk(1, 1, textChunk('Hel')),
+        buildChunk(1, 1, textChunk('lo')),
+        buildChunk(1, 1, finishChunk('stop')),
+        { type: 'turn/end', turn: 1, kind: 'completed' },
+      ];
+      for (const [i, e] of events.entries()) await log.append(e, i + 1);
+      await say(client, sessionId, 'Hello');
+      return { stopReason: 'end_turn' };
     }
     if (mode === 'env') {
       const keys = Object.keys(process.env).sort();
@@ -70,4 +96,5 @@ const connection = app.connect(
 );
 if (mode === 'stubborn') setInterval(() => {}, 1000);
 await connection.closed;
+await log?.close();
 if (mode !== 'stubborn') process.exit(0);

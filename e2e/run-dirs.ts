@@ -1,0 +1,56 @@
+/**
+ * The generated directories of one test's scenario runs: removed when the test passes, kept when it
+ * fails so a user can look at what the agent left (workspace, persisted log, spill files, HOME).
+ */
+import { removeTestRoots, type TestRoots } from './roots.js';
+
+/** The roots every run of one test created, in creation order. */
+export class RunDirs {
+  private readonly roots: TestRoots[] = [];
+
+  /** Called by a run as soon as its roots exist, so they are accounted for even when the run throws. */
+  track(roots: TestRoots): void {
+    this.roots.push(roots);
+  }
+
+  /** The generated roots (`/tmp/acp-snap-...`) created so far. */
+  get paths(): string[] {
+    return this.roots.map((r) => r.root);
+  }
+
+  /** The most recent run's roots, once that run has created them. */
+  get latest(): TestRoots | undefined {
+    return this.roots.at(-1);
+  }
+
+  /** Removes every tracked root. */
+  async removeAll(): Promise<void> {
+    const roots = this.roots.splice(0);
+    await Promise.all(roots.map(removeTestRoots));
+  }
+}
+
+/** What the report says of kept directories. */
+export const keptMessage = (paths: readonly string[]) => `kept for inspection: ${paths.join(' ')}`;
+
+/** How a test ended and how its report is told about kept directories. */
+export interface SettleInput {
+  /** The test ended as expected (passed, or failed as a `test.fail` expects). */
+  passed: boolean;
+  /** Tells the report (an attachment and an annotation in Playwright): the message and the kept paths. */
+  report: (message: string, paths: readonly string[]) => Promise<void>;
+}
+
+/**
+ * Ends a test's directories: removed when it passed; kept and reported when it failed. Returns the
+ * kept paths.
+ */
+export async function settleRunDirs(dirs: RunDirs, end: SettleInput): Promise<string[]> {
+  if (end.passed) {
+    await dirs.removeAll();
+    return [];
+  }
+  const kept = dirs.paths;
+  if (kept.length > 0) await end.report(keptMessage(kept), kept);
+  return kept;
+}
