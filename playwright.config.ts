@@ -36,6 +36,8 @@ export default defineConfig<SnapshotOptions>({
     ['list'],
     ['html', { open: 'never', outputFolder: 'playwright-report' }],
     ['json', { outputFile: 'test-results/report.json' }],
+    // One block per shared cause at the end of a red run, with the command that accepts it.
+    ['./e2e/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: 'blob-report' }]] as const) : []),
   ],
   use: { trace: 'retain-on-failure', agents },

@@ -8,6 +8,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
+import type { TestInfo } from '@playwright/test';
+import {
+  CAUSE_ANNOTATION,
+  type Cause,
+  driftCause,
+  jsonLinesCause,
+  logCause,
+  workspaceCause,
+} from './causes.js';
 import {
   attachFailureArtifacts,
   driverFailureArtifacts,
@@ -19,11 +28,17 @@ import {
 } from './compare.js';
 import { expect, test } from './fixtures.js';
 import { adoptRecordedProvider } from './harvest.js';
+import { normalizeJsonlText } from './normalize.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
 import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from './workspace.js';
 
 const fixtures = fixturesDir();
+
+/** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
+function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
+  if (cause) testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
+}
 /** A fixture path as messages show it: repository-relative, or absolute for a fixtures copy elsewhere. */
 const shown = (p: string) => (relative(REPO_ROOT, p).startsWith('..') ? p : relative(REPO_ROOT, p));
 
@@ -57,7 +72,10 @@ for (const name of discoverScenarios(fixtures)) {
     try {
       await test.step('compare with the fixtures', async () => {
         const failures = replayFailures(result.stderr, outcome.records);
-        if (failures.length > 0) throw new Error(replayFailureMessage(name, failures));
+        if (failures.length > 0) {
+          noteCause(testInfo, driftCause(failures));
+          throw new Error(replayFailureMessage(name, failures));
+        }
         expect
           .soft(result.problems, `${name}: input.json's expectations, orphans, the agent's log file on disk`)
           .toEqual([]);
@@ -76,9 +94,21 @@ for (const name of discoverScenarios(fixtures)) {
         expect
           .soft(nonJsonLines(expectedStdout), `${relative(REPO_ROOT, paths.stdout)}: every line must be JSON`)
           .toEqual([]);
+        if (expectedLog !== undefined && normalizeJsonlText(actualLog) !== normalizeJsonlText(expectedLog))
+          noteCause(
+            testInfo,
+            logCause(normalizeJsonlText(expectedLog), normalizeJsonlText(actualLog), {
+              dir: paths.sidecars,
+              live: projected.sidecars,
+            }),
+          );
+        if (stdoutText !== expectedStdout)
+          noteCause(testInfo, jsonLinesCause('stdout', expectedStdout, stdoutText));
         expect.soft(stdoutText).toMatchSnapshot([name, 'stdout.expected.jsonl']);
         const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
         const workspaceFile = shown(paths.workspaceExpected);
+        if (expectedWorkspace !== outcome.workspaceText)
+          noteCause(testInfo, workspaceCause(expectedWorkspace, outcome.workspaceText));
         expect
           .soft(
             outcome.workspaceText,

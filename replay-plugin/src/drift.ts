@@ -1,15 +1,16 @@
 import {
   type ChatMessage,
   firstDifferingPart,
+  firstHunk,
   type LlmRequest,
   type RequestFingerprint,
   replaceRoots,
   shortHash,
   type ToolSchema,
+  unifiedDiff,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
 import type { ExpectedCall } from './script.js';
-import { firstHunk, unifiedDiff } from './text-diff.js';
 
 /** What the log can tell about the recorded request beyond its hashes. */
 export interface RecordedContext {

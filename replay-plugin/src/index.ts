@@ -114,7 +114,7 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
     scenario: o.scenario,
     entries,
     source: o.override ?? o.fixture!,
-    recorded: recordedContext(header, env.ACP_SNAPSHOT_SIDECARS, log),
+    recorded: recordedContext(header, env.ACP_SNAPSHOT_SIDECARS),
     timing,
     fingerprints: o.fingerprints ?? mode,
     roots: {
@@ -131,11 +131,7 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
  * What the fixture tells about the recorded requests beyond their hashes: the system prompt and tool
  * schemas, inline or from their sidecars (`ACP_SNAPSHOT_SIDECARS`), so a drift shows the recorded text.
  */
-function recordedContext(
-  header: SessionHeader | undefined,
-  sidecars: string | undefined,
-  log: (line: string) => void,
-): RecordedContext {
+function recordedContext(header: SessionHeader | undefined, sidecars: string | undefined): RecordedContext {
   if (!header) return {};
   const out: RecordedContext = {};
   const source = sidecars && sidecars !== '' ? sidecars : undefined;
@@ -144,9 +140,8 @@ function recordedContext(
     else if (source) out.system = resolveSystemPrompt(header, source);
     if (Array.isArray(header.tools)) out.tools = header.tools;
     else if (source) out.tools = resolveTools(header, source);
-  } catch (e) {
-    // A missing sidecar is the guards' to report; the drift message then says the text is unavailable.
-    log(`llm-replay: warning: ${(e as Error).message}`);
+  } catch {
+    // A missing sidecar is the guards' to report; a drift message then gives the hashes only.
   }
   if (!header.cwd.includes('{{')) out.roots = { cwd: header.cwd };
   return out;

@@ -10,4 +10,5 @@ export * from './project.js';
 export * from './reader.js';
 export * from './roots.js';
 export * from './rows.js';
+export * from './text-diff.js';
 export * from './utf8.js';

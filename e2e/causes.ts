@@ -1,0 +1,178 @@
+/**
+ * Why a replay failed, as a cause that failures of other scenarios can share: the same request part
+ * drifted the same way (the system prompt, the tool schemas), the same stdout field changed the same
+ * way, the same workspace file. The replay spec attaches a cause to a failing test (an annotation);
+ * the summary reporter (summary-reporter.ts) groups them and prints each cause once, with the one
+ * command that accepts it.
+ */
+import { firstHunk, resolveSystemPrompt, type SessionHeader } from '@acp-snapshot/session-log';
+import { diffWordsWithSpace } from 'diff';
+import fjp from 'fast-json-patch';
+
+/** The annotation type a failing replay test carries its cause under. */
+export const CAUSE_ANNOTATION = 'acp-snapshot-cause';
+
+/** What a cause is about, and so which command accepts it. */
+export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace';
+
+/** One cause of one failing scenario. */
+export interface Cause {
+  kind: CauseKind;
+  /** Equal for failures with the same cause. */
+  key: string;
+  /** What a reader sees once in the summary: the change. */
+  detail: string;
+}
+
+/**
+ * The cause of a replay drift (the llm-replay error text): the part, and for parts every scenario
+ * sends alike (system prompt, tool schemas) the change itself, so one prompt edit is one cause.
+ */
+export function driftCause(failures: readonly string[]): Cause | undefined {
+  const text = failures.join('\n');
+  const m = /first differing part (\S+)\n([\s\S]*?)(?:\nIf the change was intended|$)/.exec(text);
+  if (!m) return undefined;
+  const part = m[1]!;
+  const detail = m[2]!.replace(/\n+$/, '');
+  // A system-prompt change is keyed by its changed words (the `~` lines), which every surface shows alike.
+  const key = part === 'system' ? systemKey(detail) : `request ${part}\n${detail}`;
+  return { kind: 'request', key, detail: `the model request's ${part} changed:\n${detail}` };
+}
+
+/** The key of a system-prompt change: the changed words of its first hunk. */
+function systemKey(hunk: string): string {
+  const marked = hunk.split('\n').filter((l) => l.trimStart().startsWith('~'));
+  return `request system\n${marked.map((l) => l.trim()).join('\n') || hunk}`;
+}
+
+/**
+ * A session header whose system prompt changed, seen in the log (a scenario that calls no model has no
+ * request to drift): the same cause as a system-prompt drift of the scenarios that do.
+ */
+export function headerPromptCause(recorded: string, live: string): Cause {
+  const hunk = firstHunk(recorded, live);
+  return {
+    kind: 'request',
+    key: systemKey(hunk),
+    detail: `the model request's system changed:\n  the system prompt changed (first hunk):\n${hunk}`,
+  };
+}
+
+/** The changed words of two texts, `[-old-]{+new+}` with a few characters of context. */
+export function changedWords(recorded: string, live: string): string {
+  const parts = diffWordsWithSpace(recorded, live);
+  const out: string[] = [];
+  parts.forEach((p, i) => {
+    if (p.added) out.push(`{+${p.value}+}`);
+    else if (p.removed) out.push(`[-${p.value}-]`);
+    else if (parts[i - 1]?.added || parts[i - 1]?.removed || parts[i + 1]?.added || parts[i + 1]?.removed) {
+      const before = i > 0 && (parts[i - 1]!.added || parts[i - 1]!.removed);
+      const after = parts[i + 1]?.added || parts[i + 1]?.removed;
+      const v = p.value;
+      if (v.length <= 24) out.push(v);
+      else out.push(`${before ? v.slice(0, 12) : ''}…${after ? v.slice(-12) : ''}`);
+    }
+  });
+  return out.join('');
+}
+
+function firstDifferingIndex(a: readonly string[], b: readonly string[]): number {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+/**
+ * The cause of a JSON-lines difference (stdout, or the projected log): the JSON path of the first
+ * differing field of the first differing line and its changed words. Volatile numbers (ids) are in
+ * the path only as the line's message kind, so one format change in many scenarios is one cause.
+ */
+export function jsonLinesCause(kind: 'stdout' | 'log', expected: string, actual: string): Cause | undefined {
+  const a = expected.split('\n');
+  const b = actual.split('\n');
+  const i = firstDifferingIndex(a, b);
+  if (i < 0) return undefined;
+  let left: unknown;
+  let right: unknown;
+  try {
+    left = a[i] ? JSON.parse(a[i]!) : null;
+    right = b[i] ? JSON.parse(b[i]!) : null;
+  } catch {
+    return { kind, key: `${kind} line ${i + 1}`, detail: `${kind} line ${i + 1} differs` };
+  }
+  if (left === null || right === null || typeof left !== 'object' || typeof right !== 'object') {
+    const what = left === null ? 'an extra line' : 'a missing line';
+    return { kind, key: `${kind} ${what}`, detail: `${kind}: ${what} at line ${i + 1}` };
+  }
+  const [op] = fjp.compare(left as object, right as object);
+  if (!op) return undefined;
+  const path = op.path.replace(/\/\d+(?=\/|$)/g, '/*');
+  const before = fjp.getValueByPointer(left, op.path) as unknown;
+  const after = 'value' in op ? (op.value as unknown) : undefined;
+  const change =
+    typeof before === 'string' && typeof after === 'string'
+      ? changedWords(before, after)
+      : `${JSON.stringify(before) ?? 'nothing'} -> ${JSON.stringify(after) ?? 'nothing'}`;
+  // The key holds the changes alone: their context differs from scenario to scenario.
+  const changes =
+    typeof before === 'string' && typeof after === 'string'
+      ? diffWordsWithSpace(before, after)
+          .filter((p) => p.added || p.removed)
+          .map((p) => `${p.added ? '+' : '-'}${p.value}`)
+          .join(' ')
+      : change;
+  return {
+    kind,
+    key: `${kind} ${op.op} ${path} ${changes}`,
+    detail: `${kind}: ${op.op} at ${path} (first at line ${i + 1}): ${change}`,
+  };
+}
+
+/** The cause of a workspace difference: which files changed how. */
+export function workspaceCause(expected: string | undefined, actual: string): Cause {
+  const files = (t: string | undefined) => {
+    try {
+      return (JSON.parse(t ?? '{}') as { files?: Array<{ path: string; change: string }> }).files ?? [];
+    } catch {
+      return [];
+    }
+  };
+  const want = new Map(files(expected).map((f) => [f.path, JSON.stringify(f)]));
+  const got = new Map(files(actual).map((f) => [f.path, JSON.stringify(f)]));
+  const paths = [...new Set([...want.keys(), ...got.keys()])]
+    .filter((p) => want.get(p) !== got.get(p))
+    .sort();
+  return {
+    kind: 'workspace',
+    key: `workspace ${paths.join(' ')}`,
+    detail: `the workspace differs in ${paths.join(', ') || '(its file)'}`,
+  };
+}
+
+/**
+ * The cause of a session-log difference: a changed system prompt in the header (from the sidecars:
+ * the committed one and the one this run projected), else the first differing field.
+ */
+export function logCause(
+  expected: string,
+  actual: string,
+  sidecars: { dir: string; live: Record<string, string> },
+): Cause | undefined {
+  const header = (text: string) => {
+    try {
+      const h = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as SessionHeader;
+      return h.type === 'session/header' ? h : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const [a, b] = [header(expected), header(actual)];
+  if (a && b && JSON.stringify(a.systemPrompt) !== JSON.stringify(b.systemPrompt)) {
+    try {
+      return headerPromptCause(resolveSystemPrompt(a, sidecars.dir), resolveSystemPrompt(b, sidecars.live));
+    } catch {
+      // A sidecar that cannot be read: the field difference below still names the change.
+    }
+  }
+  return jsonLinesCause('log', expected, actual);
+}
