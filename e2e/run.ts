@@ -4,7 +4,8 @@
  * record and refresh specs.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LogRecord } from '@acp-snapshot/session-log';
 import { stdoutSnapshotText } from './compare.js';
 import {
@@ -17,7 +18,8 @@ import {
 } from './driver.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
 import { orphansMessage, reapOrphans } from './orphans.js';
-import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
+import { expandScenarioRoots } from './placeholders.js';
+import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from './roots.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
 
@@ -77,12 +79,14 @@ export function scenarioAgentCommand(
 /** Runs a scenario once and harvests everything; the roots are removed before returning. */
 export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> {
   const { paths } = opts;
-  const scenario = await loadScenario(paths.input);
-  const command = scenarioAgentCommand(scenario, paths.input, opts);
+  const written = await loadScenario(paths.input);
+  const command = scenarioAgentCommand(written, paths.input, opts);
   const rootsOpts: { seedDir: string; workspaceParent?: string } = { seedDir: paths.workspace };
-  if (scenario.flags.workspaceParent) rootsOpts.workspaceParent = scenario.flags.workspaceParent;
+  if (written.flags.workspaceParent) rootsOpts.workspaceParent = written.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
   try {
+    // Paths the scenario writes as {{cwd}}... become this run's directories before anything is sent.
+    const scenario = expandScenarioRoots(written, rootMap(roots));
     const envInput: AgentEnvInput = {
       mode: opts.mode,
       scenario: paths.name,
@@ -99,6 +103,8 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
       envInput.fixture = paths.session;
     }
     if (scenario.flags.overridden) envInput.override = paths.override;
+    const agentConfigFile = scenario.agentConfig ? await writeAgentConfig(roots, scenario.agentConfig) : undefined;
+    if (agentConfigFile) envInput.agentConfig = agentConfigFile;
     if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
     if (opts.apiKey) envInput.apiKey = opts.apiKey;
     const driverOpts = {
@@ -107,6 +113,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
       processCwd: roots.cwd,
       sessionCwd: roots.cwd,
       fsRoot: roots.root,
+      processRoot: roots.root,
       scenario,
       name: paths.name,
       ...(opts.step ? { step: opts.step } : {}),
@@ -114,6 +121,9 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     const result = await runScenario(driverOpts).catch(async (e: unknown) => {
       // A failed run's report carries what the agent persisted before it failed and what it left running.
       if (e instanceof DriverError) {
+        // The agent names the file it was given; say which input.json field that file is.
+        if (agentConfigFile && e.message.includes(agentConfigFile))
+          e.message += `\n(${agentConfigFile} is "agentConfig" of ${paths.input})`;
         e.rawLog = await persistedLogText(roots.persistRoot);
         const orphans = await reapOrphans(roots.root);
         if (orphans.length > 0) e.message += `\n${orphansMessage(orphans)}`;
@@ -146,4 +156,11 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
   } finally {
     await removeTestRoots(roots);
   }
+}
+
+/** Writes a scenario's `agentConfig` into the test's root; its path is the agent's ACP_SNAPSHOT_AGENT_CONFIG. */
+async function writeAgentConfig(roots: TestRoots, config: Record<string, unknown>): Promise<string> {
+  const file = join(roots.root, 'agent-config.json');
+  await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
 }
