@@ -39,8 +39,9 @@ export function placeholderIssues(
             : ` (known: ${known.map((k) => `{{${k}}}`).join(', ')})`;
         issues.push({ path: at, message: `unknown root placeholder {{${name}}}${hint}` });
       }
-    } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, [...at, i]));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, [...at, k]);
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) visit(x, [...at, i]);
+    } else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, [...at, k]);
   };
   visit(value, path);
   return issues;
@@ -50,16 +51,23 @@ export function placeholderIssues(
 export function expandRootPlaceholders<T>(value: T, map: Readonly<Record<string, string | undefined>>): T {
   const expand = (v: unknown): unknown => {
     if (typeof v === 'string')
-      return v.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(map, name) ? map[name] : undefined) ?? whole);
+      return v.replace(
+        PLACEHOLDER,
+        (whole, name: string) => (Object.hasOwn(map, name) ? map[name] : undefined) ?? whole,
+      );
     if (Array.isArray(v)) return v.map(expand);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]));
     return v;
   };
   return expand(value) as T;
 }
 
 /** The scenario with its prompts' text and content and its agentConfig expanded for this run's roots. */
-export function expandScenarioRoots(scenario: Scenario, map: Readonly<Record<string, string | undefined>>): Scenario {
+export function expandScenarioRoots(
+  scenario: Scenario,
+  map: Readonly<Record<string, string | undefined>>,
+): Scenario {
   const steps = scenario.steps.map((s) => {
     if (s.op !== 'prompt') return s;
     return {

@@ -44,7 +44,8 @@ export class PointWatcher {
     this.updates++;
     const p = this.point;
     if ('afterUpdates' in p && this.updates >= p.afterUpdates) this.trigger();
-    else if ('after' in p && p.after === 'first_message_chunk' && kind === 'agent_message_chunk') this.trigger();
+    else if ('after' in p && p.after === 'first_message_chunk' && kind === 'agent_message_chunk')
+      this.trigger();
     else if ('afterSilenceMs' in p) {
       // A condition wait, not a sleep: the silence is measured from the latest update.
       clearTimeout(this.timer);

@@ -98,7 +98,7 @@ export function undeclaredBlock(
   for (const [i, block] of blocks.entries()) {
     const need = NEEDS[block.type];
     if (need && caps?.[need] !== true) {
-      return `content[${i}] is a "${block.type}" block, but the agent's initialize result does not declare promptCapabilities.${need} (ACP: a client sends only the prompt content an agent declares)`;
+      return `content[${i}] (type "${block.type}") needs promptCapabilities.${need}, which the agent's initialize result does not declare (ACP: a client sends only the prompt content an agent declares)`;
     }
   }
   return undefined;

@@ -103,7 +103,9 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
       envInput.fixture = paths.session;
     }
     if (scenario.flags.overridden) envInput.override = paths.override;
-    const agentConfigFile = scenario.agentConfig ? await writeAgentConfig(roots, scenario.agentConfig) : undefined;
+    const agentConfigFile = scenario.agentConfig
+      ? await writeAgentConfig(roots, scenario.agentConfig)
+      : undefined;
     if (agentConfigFile) envInput.agentConfig = agentConfigFile;
     if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
     if (opts.apiKey) envInput.apiKey = opts.apiKey;

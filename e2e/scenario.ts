@@ -137,7 +137,8 @@ export const Scenario = z
       if (st.op === 'prompt' && !seenNew) {
         ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'prompt needs an earlier new_session' });
       }
-      if (st.op === 'prompt') promptIssues(s, i).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
+      if (st.op === 'prompt')
+        for (const issue of promptIssues(s, i)) ctx.addIssue({ code: 'custom', ...issue });
     });
     const workspaceParent = s.flags.workspaceParent !== undefined;
     if (s.agentConfig) {
@@ -161,10 +162,14 @@ function promptIssues(
     });
   }
   if (st.cancel && st.expectStopReason !== 'cancelled') {
-    issues.push({ path: at('expectStopReason'), message: 'a prompt with a cancel point must expect "cancelled"' });
+    issues.push({
+      path: at('expectStopReason'),
+      message: 'a prompt with a cancel point must expect "cancelled"',
+    });
   }
   if (st.kill) {
-    if (st.cancel) issues.push({ path: at('kill'), message: 'a prompt has a cancel point or a kill point, not both' });
+    if (st.cancel)
+      issues.push({ path: at('kill'), message: 'a prompt has a cancel point or a kill point, not both' });
     if (st.expectError !== undefined || st.expectStopReason !== 'end_turn') {
       issues.push({
         path: at(st.expectError !== undefined ? 'expectError' : 'expectStopReason'),
@@ -175,7 +180,8 @@ function promptIssues(
     if (next?.op !== 'restart') {
       issues.push({
         path: next ? ['steps', i + 1] : at('kill'),
-        message: 'a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
+        message:
+          'a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
       });
     } else {
       const later = s.steps.slice(i + 2);
@@ -184,7 +190,8 @@ function promptIssues(
       if (load === -1 || (prompt !== -1 && prompt < load)) {
         issues.push({
           path: ['steps', i + 1],
-          message: 'the restart after a killed prompt must be followed by "load_session" before any other prompt',
+          message:
+            'the restart after a killed prompt must be followed by "load_session" before any other prompt',
         });
       }
     }
