@@ -339,12 +339,13 @@ test('a process a cancelled turn started and left running is a problem; one it e
   expect(await reapOrphans(roots.root)).toEqual([]);
 });
 
-test('content blocks are sent as written, root placeholders replaced by this run directories', async () => {
+test('content blocks (an image the agent declared among them) are sent as written, root placeholders replaced', async () => {
   const content: PromptBlock[] = [
     { type: 'text', text: 'Summarize these:' },
     { type: 'resource_link', uri: 'file://{{cwd}}/notes.txt', name: 'notes.txt', mimeType: 'text/plain' },
     { type: 'resource', resource: { uri: 'file://{{cwd}}/a.md', text: '# A\n', mimeType: 'text/markdown' } },
     { type: 'resource', resource: { uri: 'file://{{home}}/b.bin', blob: 'AAEC' } },
+    { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
   ];
   const r = await runScenario(options(fakeAgent('echo'), { steps: [...start, { op: 'prompt', content }] }));
   expect(r.problems).toEqual([]);
@@ -356,19 +357,20 @@ test('content blocks are sent as written, root placeholders replaced by this run
       resource: { uri: `file://${roots.cwd}/a.md`, text: '# A\n', mimeType: 'text/markdown' },
     },
     { type: 'resource', resource: { uri: `file://${roots.home}/b.bin`, blob: 'AAEC' } },
+    content[4],
   ]);
 });
 
 test('a block the agent did not declare is refused before it is sent, naming the block and the capability', async () => {
-  const image: PromptBlock = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+  const audio: PromptBlock = { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' };
   const err = await runScenario(
     options(fakeAgent('echo'), {
-      steps: [...start, { op: 'prompt', content: [{ type: 'text', text: 'look' }, image] }],
+      steps: [...start, { op: 'prompt', content: [{ type: 'text', text: 'listen' }, audio] }],
     }),
   ).catch((e) => e);
   expect(err).toBeInstanceOf(DriverError);
   expect(err.message).toBe(
-    `driver-test: step 3 (session/prompt [text, image]): input.json's prompt content[1] (type "image") needs promptCapabilities.image, which the agent's initialize result does not declare (ACP: a client sends only the prompt content an agent declares); remove the block, or run an agent that declares it`,
+    `driver-test: step 3 (session/prompt [text, audio]): input.json's prompt content[1] (type "audio") needs promptCapabilities.audio, which the agent's initialize result does not declare (ACP: a client sends only the prompt content an agent declares); remove the block, or run an agent that declares it`,
   );
   // Nothing of the prompt reached the agent.
   expect(messages(err.result).filter((m) => m.method === 'session/update')).toEqual([]);

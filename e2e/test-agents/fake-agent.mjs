@@ -4,7 +4,7 @@
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
 // "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
-// JSON notification encoded as Latin-1, not UTF-8), "echo" (declares embedded context and sends each
+// JSON notification encoded as Latin-1, not UTF-8), "echo" (declares images and embedded context, sends each
 // prompt's content blocks back as one message chunk), "config" (sends back the text of the file named by
 // ACP_SNAPSHOT_AGENT_CONFIG; one holding {"fail": true} makes it exit 1 at startup naming the file) and
 // "turns" (each prompt's text says what the turn does, see `turn` below; declares loadSession).
@@ -90,7 +90,7 @@ const app = acp
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: mode === 'turns',
-        ...(mode === 'echo' ? { promptCapabilities: { embeddedContext: true } } : {}),
+        ...(mode === 'echo' ? { promptCapabilities: { embeddedContext: true, image: true } } : {}),
       },
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
