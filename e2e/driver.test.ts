@@ -2,7 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { agentEnv, DriverError, type DriverOptions, runScenario } from './driver.js';
-import { createTestRoots, removeTestRoots, type TestRoots } from './roots.js';
+import { reapOrphans } from './orphans.js';
+import { expandScenarioRoots } from './placeholders.js';
+import type { PromptBlock } from './prompt-content.js';
+import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from './roots.js';
 import { parseScenario, type ScenarioInput } from './scenario.js';
 import { SDK_EXAMPLE_AGENT } from './scenarios.js';
 
@@ -28,11 +31,28 @@ function options(command: string[], input: Omit<ScenarioInput, 'description'>): 
     processCwd: process.cwd(),
     sessionCwd: roots.cwd,
     fsRoot: roots.root,
-    scenario: parseScenario({ description: 'driver test', ...input }, 'driver-test/input.json'),
+    scenario: expandScenarioRoots(
+      parseScenario({ description: 'driver test', ...input }, 'driver-test/input.json'),
+      rootMap(roots),
+    ),
     name: 'driver-test',
     step: (title, body) => test.step(title, body),
+    processRoot: roots.root,
   };
 }
+
+/** The agent's messages (stdout lines parsed), of every process. */
+const messages = (r: { stdout: { text: string }[] }) => r.stdout.map((l) => JSON.parse(l.text));
+/** The text of every agent_message_chunk, in order. */
+const chunkTexts = (r: { stdout: { text: string }[] }) =>
+  messages(r)
+    .filter((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk')
+    .map((m) => m.params.update.content.text as string);
+/** The result of the prompt request(s): responses carrying a stopReason. */
+const stopResults = (r: { stdout: { text: string }[] }) =>
+  messages(r)
+    .filter((m) => m.result?.stopReason)
+    .map((m) => m.result);
 
 const start = [{ op: 'initialize' }, { op: 'new_session' }] as const;
 
@@ -206,3 +226,152 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+const turns = fakeAgent('turns');
+const cancelled = { expectStopReason: 'cancelled' } as const;
+
+test('cancel afterSilenceMs: the timer restarts with each update, so the cancel comes only after the last one', async () => {
+  // Seven chunks 250 ms apart take 1.5 s: a timer started at the first update and never reset would fire
+  // before the last chunk. The fake agent reports how many it had sent and how long it then was quiet.
+  const r = await runScenario(
+    options(turns, {
+      steps: [
+        ...start,
+        {
+          op: 'prompt',
+          text: 'chunks=7 gapMs=250 then=wait',
+          ...cancelled,
+          cancel: { afterSilenceMs: 1200 },
+        },
+      ],
+    }),
+  );
+  expect(r.problems).toEqual([]);
+  expect(chunkTexts(r)).toHaveLength(7);
+  const [result] = stopResults(r);
+  expect(result).toMatchObject({ stopReason: 'cancelled', _meta: { sent: 7 } });
+  expect(result._meta.quietMs).toBeGreaterThanOrEqual(1200);
+});
+
+test('cancel before the first update: sent right after the prompt, while the agent has said nothing', async () => {
+  const r = await runScenario(
+    options(turns, {
+      steps: [
+        ...start,
+        { op: 'prompt', text: 'then=wait', ...cancelled, cancel: { before: 'first_update' } },
+      ],
+    }),
+  );
+  expect(r.problems).toEqual([]);
+  expect(messages(r).filter((m) => m.method === 'session/update')).toEqual([]);
+  expect(stopResults(r)).toEqual([
+    { stopReason: 'cancelled', _meta: { sent: 0, quietMs: expect.any(Number) } },
+  ]);
+});
+
+test('a kill point SIGKILLs the agent: no response, restart without a graceful close, load, next prompt', async () => {
+  const r = await runScenario(
+    options(turns, {
+      steps: [
+        ...start,
+        { op: 'prompt', text: 'chunks=3 then=hang', kill: { afterUpdates: 3 } },
+        { op: 'restart' },
+        { op: 'initialize' },
+        { op: 'load_session' },
+        { op: 'prompt', text: 'chunks=1 then=end' },
+      ],
+    }),
+  );
+  expect(r.problems).toEqual([]);
+  expect(r.exits).toEqual(['SIGKILL', 0]);
+  expect(chunkTexts(r)).toEqual(['chunk 1', 'chunk 2', 'chunk 3', 'history replayed', 'chunk 1']);
+  // The killed prompt (request id 2 of process 1) was never answered; the second process's prompt was.
+  const first = r.stdout.filter((l) => l.process === 0).map((l) => JSON.parse(l.text));
+  expect(first.filter((m) => 'result' in m).map((m) => m.id)).toEqual([0, 1]);
+  expect(stopResults(r)).toEqual([{ stopReason: 'end_turn' }]);
+});
+
+test('a kill at a permission request leaves the question unanswered; a kill point never reached is a problem', async () => {
+  const asked = await runScenario(
+    options(turns, {
+      steps: [
+        ...start,
+        { op: 'prompt', text: 'then=ask', kill: { after: 'permission_request' } },
+        { op: 'restart' },
+        { op: 'initialize' },
+        { op: 'load_session' },
+      ],
+    }),
+  );
+  expect(asked.problems).toEqual([]);
+  expect(asked.exits).toEqual(['SIGKILL', 0]);
+  const missed = await runScenario(
+    options(turns, {
+      steps: [
+        ...start,
+        { op: 'prompt', text: 'chunks=1 then=end', kill: { afterUpdates: 5 } },
+        { op: 'restart' },
+        { op: 'initialize' },
+        { op: 'load_session' },
+      ],
+    }),
+  );
+  expect(missed.problems).toEqual([
+    'step 3 (session/prompt "chunks=1 then=end" (kill {"afterUpdates":5})): the kill point (after 5 update(s)) was never reached: the prompt ended with stop reason "end_turn" first',
+  ]);
+  expect(missed.exits).toEqual([0, 0]);
+});
+
+test('a process a cancelled turn started and left running is a problem; one it ended is not', async () => {
+  const steps = (text: string) => [
+    ...start,
+    { op: 'prompt' as const, text, ...cancelled, cancel: { afterUpdates: 1 } },
+  ];
+  const left = await runScenario(options(turns, { steps: steps('child chunks=1 then=wait') }));
+  expect(left.problems).toHaveLength(1);
+  expect(left.problems[0]).toMatch(
+    /^step 3 \(session\/prompt "child chunks=1 then=wait" \(cancel \{"afterUpdates":1\}\)\): 1 process\(es\) the cancelled turn started were still running 2000 ms after its response \(a cancel must stop the turn's tools\):\n {2}pid \d+: sleep 300$/,
+  );
+  // Still there after the agent exited; the harness's end-of-run reaping kills it.
+  expect((await reapOrphans(roots.root)).map((p) => p.command)).toEqual(['sleep 300']);
+  const ended = await runScenario(options(turns, { steps: steps('child chunks=1 then=wait killChild') }));
+  expect(ended.problems).toEqual([]);
+  expect(await reapOrphans(roots.root)).toEqual([]);
+});
+
+test('content blocks (an image the agent declared among them) are sent as written, root placeholders replaced', async () => {
+  const content: PromptBlock[] = [
+    { type: 'text', text: 'Summarize these:' },
+    { type: 'resource_link', uri: 'file://{{cwd}}/notes.txt', name: 'notes.txt', mimeType: 'text/plain' },
+    { type: 'resource', resource: { uri: 'file://{{cwd}}/a.md', text: '# A\n', mimeType: 'text/markdown' } },
+    { type: 'resource', resource: { uri: 'file://{{home}}/b.bin', blob: 'AAEC' } },
+    { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+  ];
+  const r = await runScenario(options(fakeAgent('echo'), { steps: [...start, { op: 'prompt', content }] }));
+  expect(r.problems).toEqual([]);
+  expect(JSON.parse(chunkTexts(r)[0]!)).toEqual([
+    content[0],
+    { ...content[1], uri: `file://${roots.cwd}/notes.txt` },
+    {
+      type: 'resource',
+      resource: { uri: `file://${roots.cwd}/a.md`, text: '# A\n', mimeType: 'text/markdown' },
+    },
+    { type: 'resource', resource: { uri: `file://${roots.home}/b.bin`, blob: 'AAEC' } },
+    content[4],
+  ]);
+});
+
+test('a block the agent did not declare is refused before it is sent, naming the block and the capability', async () => {
+  const audio: PromptBlock = { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' };
+  const err = await runScenario(
+    options(fakeAgent('echo'), {
+      steps: [...start, { op: 'prompt', content: [{ type: 'text', text: 'listen' }, audio] }],
+    }),
+  ).catch((e) => e);
+  expect(err).toBeInstanceOf(DriverError);
+  expect(err.message).toBe(
+    `driver-test: step 3 (session/prompt [text, audio]): input.json's prompt content[1] (type "audio") needs promptCapabilities.audio, which the agent's initialize result does not declare (ACP: a client sends only the prompt content an agent declares); remove the block, or run an agent that declares it`,
+  );
+  // Nothing of the prompt reached the agent.
+  expect(messages(err.result).filter((m) => m.method === 'session/update')).toEqual([]);
+});

@@ -7,6 +7,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, STDOUT_VIOLATION, type StdoutLine } from './agent-process.js';
+import { processesInside, startedAndLingering } from './orphans.js';
+import { describePoint, PointWatcher } from './points.js';
+import { type PromptCapabilities, undeclaredBlock } from './prompt-content.js';
 import type { PermissionAnswer, Scenario, Step } from './scenario.js';
 
 export type { StdoutLine } from './agent-process.js';
@@ -63,7 +66,15 @@ export interface DriverOptions {
   step?: StepRunner;
   /** How long a process may take to exit after stdin is closed before its group is killed. */
   exitGraceMs?: number;
+  /**
+   * The test's directory tree: after a prompt with a cancel point, a process started inside it during
+   * the turn that outlives the turn is a problem (a cancel must stop the turn's tools). Unset: not checked.
+   */
+  processRoot?: string;
 }
+
+/** How long a cancelled turn's processes may take to disappear after its response. */
+const CANCELLED_TOOL_GRACE_MS = 2000;
 
 const directStep: StepRunner = (_title, body) => body();
 
@@ -78,8 +89,14 @@ function describeStep(step: Step, index: number): string {
     case 'restart':
       return 'restart agent process';
     case 'prompt': {
-      const text = step.text.length > 50 ? `${step.text.slice(0, 47)}...` : step.text;
-      return `session/prompt ${JSON.stringify(text)}${step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : ''}`;
+      const text = step.text ?? '';
+      const what =
+        step.content !== undefined
+          ? `[${step.content.map((b) => b.type).join(', ')}]`
+          : JSON.stringify(text.length > 50 ? `${text.slice(0, 47)}...` : text);
+      const cancel = step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : '';
+      const kill = step.kill ? ` (kill ${JSON.stringify(step.kill)})` : '';
+      return `session/prompt ${what}${cancel}${kill}`;
     }
     default:
       return `step ${index}`;
@@ -99,11 +116,17 @@ export function chooseOption(
   return undefined;
 }
 
+type PromptStep = Extract<Step, { op: 'prompt' }>;
+
+/** The points being watched during the prompt turn in flight. */
 interface PromptWatch {
-  stepIndex: number;
-  step: Extract<Step, { op: 'prompt' }>;
-  updates: number;
-  cancelled: boolean;
+  cancel?: PointWatcher;
+  kill?: PointWatcher;
+}
+
+/** The ACP content blocks a prompt step sends. */
+function promptBlocks(s: PromptStep): acp.ContentBlock[] {
+  return (s.content as acp.ContentBlock[] | undefined) ?? [{ type: 'text', text: s.text ?? '' }];
 }
 
 /**
@@ -145,10 +168,9 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     return abs;
   };
 
-  const sendCancel = (w: PromptWatch) => {
-    if (w.cancelled || !sessionId || !current) return;
-    w.cancelled = true;
-    void current.connection.agent.notify('session/cancel', { sessionId });
+  const sendCancel = () => {
+    if (!sessionId || !current) return;
+    void current.connection.agent.notify('session/cancel', { sessionId }).catch(() => {});
   };
 
   const app = acp
@@ -156,24 +178,14 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     .onNotification('session/update', ({ params }) => {
       const w = watch;
       if (!w || params.sessionId !== sessionId) return;
-      w.updates++;
-      const cancel = w.step.cancel;
-      if (!cancel) return;
-      if ('afterUpdates' in cancel && w.updates >= cancel.afterUpdates) sendCancel(w);
-      if (
-        'after' in cancel &&
-        cancel.after === 'first_message_chunk' &&
-        params.update.sessionUpdate === 'agent_message_chunk'
-      ) {
-        sendCancel(w);
-      }
+      w.kill?.update(params.update.sessionUpdate);
+      w.cancel?.update(params.update.sessionUpdate);
     })
     .onRequest('session/request_permission', ({ params }) => {
       const w = watch;
-      if (w?.step.cancel && 'after' in w.step.cancel && w.step.cancel.after === 'permission_request') {
-        sendCancel(w);
-        return { outcome: { outcome: 'cancelled' } };
-      }
+      // Never answered: the agent is being killed while it waits for the user.
+      if (w?.kill?.permissionRequest()) return new Promise<never>(() => {});
+      if (w?.cancel?.permissionRequest()) return { outcome: { outcome: 'cancelled' } };
       const n = permissionIndex++;
       const answer = scenario.permissions[n];
       if (!answer) {
@@ -209,13 +221,101 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     });
   }
 
+  /** Processes the scenario killed at a kill point: gone on purpose, so `restart` does not close them. */
+  const killedAtPoint = new Set<AgentProcess>();
+  /** What the current process's initialize result declared about prompt content. */
+  let promptCaps: PromptCapabilities | undefined;
+
   const start = async () => {
     const p = new AgentProcess(processes.length, opts, lines, app);
     processes.push(p);
     await p.spawned(opts.command);
     p.connect();
     current = p;
+    promptCaps = undefined;
     return p;
+  };
+
+  /** One prompt step: its points watched, its response (or its planned death) checked. */
+  const prompt = async (s: PromptStep): Promise<void> => {
+    const proc = current!;
+    const undeclared = s.content && undeclaredBlock(s.content, promptCaps);
+    if (undeclared) {
+      throw new Error(
+        `${opts.name}: ${stepTitle}: input.json's prompt ${undeclared}; remove the block, or run an agent that declares it`,
+      );
+    }
+    const w: PromptWatch = {};
+    let killed!: () => void;
+    const killedNow = new Promise<'killed'>((res) => {
+      killed = () => res('killed');
+    });
+    if (s.cancel) w.cancel = new PointWatcher(s.cancel, sendCancel);
+    if (s.kill) {
+      w.kill = new PointWatcher(s.kill, () => {
+        killedAtPoint.add(proc);
+        proc.kill();
+        killed();
+      });
+    }
+    const before =
+      s.cancel && opts.processRoot
+        ? new Set((await processesInside(opts.processRoot)).map((p) => p.pid))
+        : undefined;
+    watch = w;
+    try {
+      const pending = proc.connection.agent.request('session/prompt', {
+        sessionId: sessionId!,
+        prompt: promptBlocks(s),
+      });
+      pending.catch(() => {});
+      // After the request is queued: the SDK writes messages in order, so a cancel follows the prompt.
+      w.kill?.prompted();
+      w.cancel?.prompted();
+      if (w.kill) {
+        const r = await Promise.race([guard(pending), killedNow]);
+        if (r === 'killed') {
+          await proc.exited;
+          return;
+        }
+        problems.push(
+          `${stepTitle}: the kill point (${describePoint(s.kill!)}) was never reached: the prompt ended with stop reason "${r.stopReason}" first`,
+        );
+        return;
+      }
+      await expectResponse(s, pending);
+      if (before && opts.processRoot) {
+        const left = await startedAndLingering(opts.processRoot, before, CANCELLED_TOOL_GRACE_MS);
+        if (left.length > 0) {
+          problems.push(
+            `${stepTitle}: ${left.length} process(es) the cancelled turn started were still running ${CANCELLED_TOOL_GRACE_MS} ms after its response (a cancel must stop the turn's tools):\n${left.map((p) => `  pid ${p.pid}: ${p.command}`).join('\n')}`,
+          );
+        }
+      }
+    } finally {
+      w.cancel?.dispose();
+      w.kill?.dispose();
+      watch = undefined;
+    }
+  };
+
+  /** Checks a prompt's response (or JSON-RPC error) against the step's expectation. */
+  const expectResponse = async (s: PromptStep, pending: Promise<acp.PromptResponse>): Promise<void> => {
+    try {
+      const r = await guard(pending);
+      if (s.expectError) {
+        problems.push(
+          `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got stop reason "${r.stopReason}"`,
+        );
+      } else if (r.stopReason !== s.expectStopReason) {
+        problems.push(`${stepTitle}: expected stop reason "${s.expectStopReason}", got "${r.stopReason}"`);
+      }
+    } catch (e) {
+      if (!(e instanceof acp.RequestError)) throw e;
+      if (!s.expectError || !e.message.includes(s.expectError)) {
+        problems.push(`${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`);
+      }
+    }
   };
 
   const deadline = Date.now() + scenario.timeoutMs;
@@ -252,6 +352,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
               }),
             );
             if (r.agentInfo) agentInfo = { name: r.agentInfo.name, version: r.agentInfo.version };
+            promptCaps = r.agentCapabilities?.promptCapabilities ?? undefined;
             return;
           }
           case 'new_session': {
@@ -265,7 +366,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
             );
             return;
           case 'restart': {
-            const graceful = await current!.close(graceMs());
+            // A process killed at a kill point is already gone: no graceful close of the dead one.
+            const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
             if (!graceful)
               problems.push(
                 `${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`,
@@ -273,34 +375,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
             await start();
             return;
           }
-          case 'prompt': {
-            watch = { stepIndex: i, step: s, updates: 0, cancelled: false };
-            try {
-              const r = await guard(
-                agent.request('session/prompt', {
-                  sessionId: sessionId!,
-                  prompt: [{ type: 'text', text: s.text }],
-                }),
-              );
-              if (s.expectError) {
-                problems.push(
-                  `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got stop reason "${r.stopReason}"`,
-                );
-              } else if (r.stopReason !== s.expectStopReason) {
-                problems.push(
-                  `${stepTitle}: expected stop reason "${s.expectStopReason}", got "${r.stopReason}"`,
-                );
-              }
-            } catch (e) {
-              if (!(e instanceof acp.RequestError)) throw e;
-              if (!s.expectError || !e.message.includes(s.expectError)) {
-                problems.push(`${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`);
-              }
-            } finally {
-              watch = undefined;
-            }
-            return;
-          }
+          case 'prompt':
+            return prompt(s);
         }
       });
     }
@@ -352,6 +428,8 @@ export interface AgentEnvInput {
   /** Record mode only: the model endpoint and key. */
   baseUrl?: string;
   apiKey?: string;
+  /** Absolute path of the scenario's agent configuration file (scenarios with `agentConfig` only). */
+  agentConfig?: string;
 }
 
 /**
@@ -386,6 +464,7 @@ export function agentEnv(
   if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
   if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
   if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
+  if (input.agentConfig) env.ACP_SNAPSHOT_AGENT_CONFIG = input.agentConfig;
   if (input.mode === 'record') {
     if (input.baseUrl) env.ACP_SNAPSHOT_BASE_URL = input.baseUrl;
     if (input.apiKey) env.DEEPSEEK_API_KEY = input.apiKey;

@@ -70,16 +70,29 @@ export interface ReapOptions {
   killWaitMs?: number;
 }
 
-/** Polls /proc until nothing runs inside `dir` or `ms` pass; returns what is still running. */
-async function settle(dir: string, ms: number): Promise<StrayProcess[]> {
+/** Polls /proc until nothing (but the `ignore`d pids) runs inside `dir` or `ms` pass; returns what is still running. */
+async function settle(dir: string, ms: number, ignore?: ReadonlySet<number>): Promise<StrayProcess[]> {
   const deadline = Date.now() + ms;
-  let left = await processesInside(dir);
+  const inside = async () => (await processesInside(dir)).filter((p) => !ignore?.has(p.pid));
+  let left = await inside();
   while (left.length > 0 && Date.now() < deadline) {
     // These are not our children (no exit event to wait for): poll /proc.
     await new Promise<void>((res) => setTimeout(res, 10));
-    left = await processesInside(dir);
+    left = await inside();
   }
   return left;
+}
+
+/**
+ * Processes running inside `dir` that were not running before (`before`: their pids) and do not end
+ * within `ms`: what a cancelled turn left behind while its agent keeps running. Not killed here.
+ */
+export function startedAndLingering(
+  dir: string,
+  before: ReadonlySet<number>,
+  ms: number,
+): Promise<StrayProcess[]> {
+  return settle(dir, ms, before);
 }
 
 /**

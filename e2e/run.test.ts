@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DriverError } from './driver.js';
 import { expect, test } from './fixtures.js';
 import { type RunOutcome, runFixtureScenario, scenarioAgentCommand } from './run.js';
 import { ScenarioError } from './scenario.js';
@@ -49,4 +52,48 @@ test('the SDK example scenario is stable across runs: random session ids normali
   expect(a.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
   expect(a.projected.text).toBe(await readFile(paths.session, 'utf8'));
   expect(a.stdoutText).toContain('"sessionId":"{{sessionId:1}}"');
+});
+
+test('agentConfig reaches the agent as the file ACP_SNAPSHOT_AGENT_CONFIG names, root placeholders expanded', async ({
+  runDirs,
+}) => {
+  const fixtures = await mkdtemp(join(tmpdir(), 'run-agent-config-'));
+  try {
+    const paths = scenarioPaths(fixtures, 'configured');
+    await mkdir(paths.dir, { recursive: true });
+    await writeFile(paths.session, '');
+    const write = (agentConfig: Record<string, unknown>) =>
+      writeFile(
+        paths.input,
+        JSON.stringify({
+          description: 'hands the agent its config',
+          agent: 'fake',
+          steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'prompt', text: 'config?' }],
+          agentConfig,
+        }),
+      );
+    const agents = {
+      fake: [process.execPath, join(process.cwd(), 'e2e/test-agents/fake-agent.mjs'), 'config'],
+    };
+    const run = () => runFixtureScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand: [], agents });
+    await write({ maxStepsPerTurn: 2, tools: { env: { NOTES: '{{cwd}}/notes' } } });
+    const o = await run();
+    expect(o.result.problems).toEqual([]);
+    const chunk = o.result.stdout.map((l) => JSON.parse(l.text)).find((m) => m.method === 'session/update');
+    expect(JSON.parse(chunk.params.update.content.text)).toEqual({
+      maxStepsPerTurn: 2,
+      tools: { env: { NOTES: `${o.roots.cwd}/notes` } },
+    });
+    // The agent's complaint names the file; the harness says which input.json field that file is.
+    await write({ fail: true });
+    const err = await run().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DriverError);
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `config error: fail: this agent refuses it \\(in (/tmp/acp-snap-\\w+-\\w+/agent-config\\.json)\\)\n\\(\\1 is "agentConfig" of ${paths.input.replaceAll('.', '\\.')}\\)$`,
+      ),
+    );
+  } finally {
+    await rm(fixtures, { recursive: true, force: true });
+  }
 });

@@ -4,7 +4,8 @@
  * record and refresh specs.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LogRecord } from '@acp-snapshot/session-log';
 import { stdoutSnapshotText } from './compare.js';
 import {
@@ -18,7 +19,15 @@ import {
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from './harvest.js';
 import { persistedLogProblem } from './log-file.js';
 import { orphansMessage, reapOrphans } from './orphans.js';
-import { agentRoots, createTestRoots, installDir, type RootsOptions, type TestRoots } from './roots.js';
+import { expandScenarioRoots } from './placeholders.js';
+import {
+  agentRoots,
+  createTestRoots,
+  installDir,
+  type RootsOptions,
+  rootMap,
+  type TestRoots,
+} from './roots.js';
 import type { RunDirs } from './run-dirs.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import type { ScenarioPaths } from './scenarios.js';
@@ -84,13 +93,15 @@ export function scenarioAgentCommand(
 /** Runs a scenario once and harvests everything; the roots stay, owned by `opts.dirs`. */
 export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> {
   const { paths } = opts;
-  const scenario = await loadScenario(paths.input);
-  const command = scenarioAgentCommand(scenario, paths.input, opts);
+  const written = await loadScenario(paths.input);
+  const command = scenarioAgentCommand(written, paths.input, opts);
   const install = installDir(command);
   const rootsOpts: RootsOptions = { seedDir: paths.workspace, ...(install ? { install } : {}) };
-  if (scenario.flags.workspaceParent) rootsOpts.workspaceParent = scenario.flags.workspaceParent;
+  if (written.flags.workspaceParent) rootsOpts.workspaceParent = written.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
   opts.dirs.track(roots);
+  // Paths the scenario writes as {{cwd}}... become this run's directories before anything is sent.
+  const scenario = expandScenarioRoots(written, rootMap(roots));
   const envInput: AgentEnvInput = {
     mode: opts.mode,
     scenario: paths.name,
@@ -109,6 +120,10 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     envInput.sidecars = paths.sidecars;
   }
   if (scenario.flags.overridden) envInput.override = paths.override;
+  const agentConfigFile = scenario.agentConfig
+    ? await writeAgentConfig(roots, scenario.agentConfig)
+    : undefined;
+  if (agentConfigFile) envInput.agentConfig = agentConfigFile;
   if (opts.baseUrl) envInput.baseUrl = opts.baseUrl;
   if (opts.apiKey) envInput.apiKey = opts.apiKey;
   const driverOpts = {
@@ -117,6 +132,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     processCwd: roots.cwd,
     sessionCwd: roots.cwd,
     fsRoot: roots.root,
+    processRoot: roots.root,
     scenario,
     name: paths.name,
     ...(opts.step ? { step: opts.step } : {}),
@@ -124,6 +140,9 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
   const result = await runScenario(driverOpts).catch(async (e: unknown) => {
     // A failed run's report carries what the agent persisted before it failed and what it left running.
     if (e instanceof DriverError) {
+      // The agent names the file it was given; say which input.json field that file is.
+      if (agentConfigFile && e.message.includes(agentConfigFile))
+        e.message += `\n(${agentConfigFile} is "agentConfig" of ${paths.input})`;
       e.rawLog = await persistedLogText(roots.persistRoot);
       const orphans = await reapOrphans(roots.root);
       if (orphans.length > 0) e.message += `\n${orphansMessage(orphans)}`;
@@ -156,4 +175,11 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     stdoutText: stdoutSnapshotText(result, roots),
     workspaceText: await captureWorkspace({ roots, seedDir: paths.workspace, stdout: result.stdout }),
   };
+}
+
+/** Writes a scenario's `agentConfig` into the test's root; its path is the agent's ACP_SNAPSHOT_AGENT_CONFIG. */
+async function writeAgentConfig(roots: TestRoots, config: Record<string, unknown>): Promise<string> {
+  const file = join(roots.root, 'agent-config.json');
+  await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
 }

@@ -124,3 +124,136 @@ test('a scenario may name the agent it runs; left out, none is set', () => {
     'fx/s/input.json: invalid scenario\n  agent: must be an agent name like "sdk-example" (lower case, digits, . _ -)',
   );
 });
+
+const session = [{ op: 'initialize' }, { op: 'new_session' }];
+/** The ScenarioError message of `steps`, or 'ok'. */
+function issues(extra: Record<string, unknown>): string {
+  try {
+    parseScenario({ description: 'd', steps: session, ...extra }, 's/input.json');
+    return 'ok';
+  } catch (e) {
+    if (!(e instanceof ScenarioError)) throw e;
+    return e.message.split('\n').slice(1, -1).join('\n');
+  }
+}
+
+test('a prompt gives exactly one of text and content; content blocks are ACP v1 content blocks, strictly', () => {
+  const prompt = (p: Record<string, unknown>) => ({ steps: [...session, { op: 'prompt', ...p }] });
+  expect(issues(prompt({}))).toBe(
+    '  steps[2]: give exactly one of "text" (a string) or "content" (an array of ACP content blocks)',
+  );
+  expect(issues(prompt({ text: 'a', content: [{ type: 'text', text: 'b' }] }))).toBe(
+    '  steps[2]: give exactly one of "text" (a string) or "content" (an array of ACP content blocks)',
+  );
+  expect(issues(prompt({ content: [] }))).toMatch(/^ {2}steps\[2\]\.content: Too small/);
+  expect(issues(prompt({ content: [{ type: 'resource_link', url: 'file:///x', name: 'x' }] }))).toBe(
+    '  steps[2].content[0].uri: Invalid input: expected string, received undefined\n' +
+      '  steps[2].content[0]: Unrecognized key: "url"',
+  );
+  expect(issues(prompt({ content: [{ type: 'video', data: '' }] }))).toMatch(
+    /^ {2}steps\[2\]\.content\[0\]\.type: Invalid discriminator value\. Expected 'text' \| 'image' \| 'audio' \| 'resource_link' \| 'resource'/,
+  );
+  expect(issues(prompt({ content: [{ type: 'image', data: 'not base64!', mimeType: 'image/png' }] }))).toBe(
+    '  steps[2].content[0].data: must be base64 (the bytes of the image, audio or blob)',
+  );
+  expect(issues(prompt({ content: [{ type: 'resource', resource: { uri: 'file:///x' } }] }))).toMatch(
+    /^ {2}steps\[2\]\.content\[0\]\.resource: Invalid input/,
+  );
+  const ok = parseScenario(
+    {
+      description: 'd',
+      steps: [
+        ...session,
+        {
+          op: 'prompt',
+          content: [
+            { type: 'text', text: 'see' },
+            { type: 'resource_link', uri: 'file://{{cwd}}/a.txt', name: 'a.txt' },
+            { type: 'resource', resource: { uri: 'file://{{cwd}}/b.txt', text: 'b' } },
+          ],
+        },
+      ],
+    },
+    'f',
+  );
+  expect(ok.steps[2]).toEqual({
+    op: 'prompt',
+    content: [
+      { type: 'text', text: 'see' },
+      { type: 'resource_link', uri: 'file://{{cwd}}/a.txt', name: 'a.txt' },
+      { type: 'resource', resource: { uri: 'file://{{cwd}}/b.txt', text: 'b' } },
+    ],
+    expectStopReason: 'end_turn',
+  });
+});
+
+test('root placeholders in prompts and agentConfig must be known roots; {{workspaceParent}} needs the flag', () => {
+  const known = '(known: {{cwd}}, {{persist}}, {{spill}}, {{home}}, {{root}})';
+  expect(
+    issues({
+      steps: [
+        ...session,
+        { op: 'prompt', content: [{ type: 'resource_link', uri: 'file://{{cdw}}/a', name: 'a' }] },
+      ],
+    }),
+  ).toBe(`  steps[2].content[0].uri: unknown root placeholder {{cdw}} ${known}`);
+  expect(issues({ steps: [...session, { op: 'prompt', text: 'in {{workspaceParent}}' }] })).toBe(
+    '  steps[2].text: unknown root placeholder {{workspaceParent}} ({{workspaceParent}} needs flags.workspaceParent)',
+  );
+  expect(
+    issues({
+      steps: [...session, { op: 'prompt', text: 'in {{workspaceParent}}' }],
+      flags: { workspaceParent: 'pkg/app' },
+    }),
+  ).toBe('ok');
+  expect(issues({ agentConfig: { tools: { env: { DATA: '{{tmp}}/d' } } } })).toBe(
+    `  agentConfig.tools.env.DATA: unknown root placeholder {{tmp}} ${known}`,
+  );
+  // Normalization placeholders are not root placeholders: sent as written.
+  expect(issues({ steps: [...session, { op: 'prompt', text: 'id {{sessionId:1}}' }] })).toBe('ok');
+});
+
+test('cancel points: before the first update and after a silence; agentConfig is a JSON object', () => {
+  const cancel = (c: unknown) => ({
+    steps: [...session, { op: 'prompt', text: 'x', expectStopReason: 'cancelled', cancel: c }],
+  });
+  expect(issues(cancel({ before: 'first_update' }))).toBe('ok');
+  expect(issues(cancel({ afterSilenceMs: 300 }))).toBe('ok');
+  expect(issues(cancel({ afterSilenceMs: 0 }))).toBe(
+    '  steps[2].cancel.afterSilenceMs: Too small: expected number to be >0',
+  );
+  expect(issues(cancel({ before: 'first_chunk' }))).toMatch(/^ {2}steps\[2\]\.cancel: Invalid input/);
+  expect(issues({ agentConfig: { maxStepsPerTurn: 2, compaction: { budgetTokens: 1500 } } })).toBe('ok');
+  expect(issues({ agentConfig: [1] })).toMatch(
+    /^ {2}agentConfig: Invalid input: expected record, received array/,
+  );
+});
+
+test('a kill point: no cancel, no expectation, then restart and load_session before any other prompt', () => {
+  const killed = (p: Record<string, unknown>, after: unknown[]) => ({
+    steps: [...session, { op: 'prompt', text: 'x', kill: { afterUpdates: 2 }, ...p }, ...after],
+  });
+  const reload = [
+    { op: 'restart' },
+    { op: 'initialize' },
+    { op: 'load_session' },
+    { op: 'prompt', text: 'y' },
+  ];
+  expect(issues(killed({}, reload))).toBe('ok');
+  expect(issues(killed({}, []))).toBe(
+    '  steps[2].kill: a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
+  );
+  expect(issues(killed({}, [{ op: 'prompt', text: 'y' }]))).toBe(
+    '  steps[3]: a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
+  );
+  expect(issues(killed({}, [{ op: 'restart' }, { op: 'initialize' }, { op: 'prompt', text: 'y' }]))).toBe(
+    '  steps[3]: the restart after a killed prompt must be followed by "load_session" before any other prompt',
+  );
+  expect(issues(killed({ expectStopReason: 'cancelled', cancel: { afterUpdates: 1 } }, reload))).toBe(
+    '  steps[2].kill: a prompt has a cancel point or a kill point, not both\n' +
+      '  steps[2].expectStopReason: a killed prompt gets no response, so it expects nothing: drop it',
+  );
+  expect(issues(killed({ expectError: 'boom' }, reload))).toBe(
+    '  steps[2].expectError: a killed prompt gets no response, so it expects nothing: drop it',
+  );
+});

@@ -1,18 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import { CLIP_LENGTH, clipText, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { z } from 'zod';
+import { placeholderIssues } from './placeholders.js';
+import { PromptBlock } from './prompt-content.js';
 
 /** How the harness answers the Nth `session/request_permission` of a scenario. */
 export const PermissionAnswer = z.enum(['allow', 'reject', 'cancel']);
 export type PermissionAnswer = z.infer<typeof PermissionAnswer>;
 
-/** When the harness sends `session/cancel` during a prompt. */
-export const CancelPoint = z.union([
+/**
+ * A point during a prompt turn: when the harness sends `session/cancel` (`cancel`) or SIGKILLs the
+ * agent's process group (`kill`). See e2e/points.ts and README "Adding a scenario" for which are
+ * deterministic in replay.
+ */
+export const TurnPoint = z.union([
   z.strictObject({ after: z.literal('first_message_chunk') }),
   z.strictObject({ afterUpdates: z.number().int().positive() }),
   z.strictObject({ after: z.literal('permission_request') }),
+  /** Right after the prompt request is written, before any session/update. */
+  z.strictObject({ before: z.literal('first_update') }),
+  /** Once no session/update has arrived for N ms, after at least one. */
+  z.strictObject({ afterSilenceMs: z.number().int().positive().max(60_000) }),
 ]);
-export type CancelPoint = z.infer<typeof CancelPoint>;
+export type TurnPoint = z.infer<typeof TurnPoint>;
+/** When the harness sends `session/cancel` during a prompt. */
+export const CancelPoint = TurnPoint;
+export type CancelPoint = TurnPoint;
 
 /** The ACP stop reasons a prompt may be expected to end with. */
 export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
@@ -25,11 +38,16 @@ export const Step = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('load_session') }),
   z.strictObject({
     op: z.literal('prompt'),
-    text: z.string().min(1),
+    /** The prompt as one text block; or give `content` (exactly one of the two). */
+    text: z.string().min(1).optional(),
+    /** The prompt's ACP content blocks (text, resource_link, resource, image, audio). */
+    content: z.array(PromptBlock).min(1).optional(),
     expectStopReason: StopReason.default('end_turn'),
     /** The prompt must fail with a JSON-RPC error whose message contains this text (then no stop reason). */
     expectError: z.string().min(1).optional(),
     cancel: CancelPoint.optional(),
+    /** SIGKILL the agent's process group at this point: the prompt gets no response; `restart` must follow. */
+    kill: TurnPoint.optional(),
   }),
   /** Closes stdin, awaits the agent's graceful exit, and starts a fresh agent process. */
   z.strictObject({ op: z.literal('restart') }),
@@ -66,6 +84,11 @@ export const Scenario = z
       terminal: false,
     }),
     steps: z.array(Step).min(1),
+    /**
+     * Configuration the harness hands the agent for this scenario: written to a file whose path is
+     * `ACP_SNAPSHOT_AGENT_CONFIG` (our agent merges it last, over the mode's overlay).
+     */
+    agentConfig: z.record(z.string(), z.unknown()).optional(),
     /** Answers to permission requests, in the order the agent asks them. */
     permissions: z.array(PermissionAnswer).default([]),
     flags: z
@@ -114,15 +137,71 @@ export const Scenario = z
       if (st.op === 'prompt' && !seenNew) {
         ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'prompt needs an earlier new_session' });
       }
-      if (st.op === 'prompt' && st.cancel && st.expectStopReason !== 'cancelled') {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['steps', i, 'expectStopReason'],
-          message: 'a prompt with a cancel point must expect "cancelled"',
+      if (st.op === 'prompt')
+        for (const issue of promptIssues(s, i)) ctx.addIssue({ code: 'custom', ...issue });
+    });
+    const workspaceParent = s.flags.workspaceParent !== undefined;
+    if (s.agentConfig) {
+      for (const issue of placeholderIssues(s.agentConfig, ['agentConfig'], { workspaceParent }))
+        ctx.addIssue({ code: 'custom', ...issue });
+    }
+  });
+
+/** The rules of prompt step `i` that a field's schema cannot say alone. */
+function promptIssues(
+  s: { steps: Step[]; flags: { workspaceParent?: string | undefined } },
+  i: number,
+): { path: (string | number)[]; message: string }[] {
+  const st = s.steps[i] as Extract<Step, { op: 'prompt' }>;
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const at = (...rest: (string | number)[]) => ['steps', i, ...rest];
+  if ((st.text === undefined) === (st.content === undefined)) {
+    issues.push({
+      path: at(),
+      message: 'give exactly one of "text" (a string) or "content" (an array of ACP content blocks)',
+    });
+  }
+  if (st.cancel && st.expectStopReason !== 'cancelled') {
+    issues.push({
+      path: at('expectStopReason'),
+      message: 'a prompt with a cancel point must expect "cancelled"',
+    });
+  }
+  if (st.kill) {
+    if (st.cancel)
+      issues.push({ path: at('kill'), message: 'a prompt has a cancel point or a kill point, not both' });
+    if (st.expectError !== undefined || st.expectStopReason !== 'end_turn') {
+      issues.push({
+        path: at(st.expectError !== undefined ? 'expectError' : 'expectStopReason'),
+        message: 'a killed prompt gets no response, so it expects nothing: drop it',
+      });
+    }
+    const next = s.steps[i + 1];
+    if (next?.op !== 'restart') {
+      issues.push({
+        path: next ? ['steps', i + 1] : at('kill'),
+        message:
+          'a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
+      });
+    } else {
+      const later = s.steps.slice(i + 2);
+      const load = later.findIndex((x) => x.op === 'load_session');
+      const prompt = later.findIndex((x) => x.op === 'prompt');
+      if (load === -1 || (prompt !== -1 && prompt < load)) {
+        issues.push({
+          path: ['steps', i + 1],
+          message:
+            'the restart after a killed prompt must be followed by "load_session" before any other prompt',
         });
       }
-    });
-  });
+    }
+  }
+  const workspaceParent = s.flags.workspaceParent !== undefined;
+  for (const field of ['text', 'content'] as const) {
+    if (st[field] !== undefined) issues.push(...placeholderIssues(st[field], at(field), { workspaceParent }));
+  }
+  return issues;
+}
 export type Scenario = z.infer<typeof Scenario>;
 /** What a scenario author writes (defaults not yet applied). */
 export type ScenarioInput = z.input<typeof Scenario>;

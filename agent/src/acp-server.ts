@@ -27,46 +27,50 @@ export class AcpAgent {
   /** The SDK app with every supported method registered; unknown methods get the SDK's method-not-found. */
   app(): AgentApp {
     const { agentInfo } = this.services;
-    return agent({ name: agentInfo.name })
-      .onRequest('initialize', ({ params }) => {
-        this.clientCapabilities = params.clientCapabilities;
-        return {
-          protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          },
-          agentInfo,
-          authMethods: [],
-        };
-      })
-      .onRequest('session/new', async ({ params, client }) => {
-        const cwd = requireAbsoluteCwd(params.cwd);
-        this.ignoreMcpServers(params.mcpServers.length);
-        const session = await this.newSession(cwd, client);
-        return { sessionId: session.id };
-      })
-      .onRequest('session/load', async ({ params, client }) => {
-        const cwd = requireAbsoluteCwd(params.cwd);
-        this.ignoreMcpServers(params.mcpServers.length);
-        await this.loadSession(params.sessionId, cwd, client);
-        return {};
-      })
-      .onRequest('session/prompt', async ({ params, signal }) => {
-        const session = this.sessions.get(params.sessionId);
-        if (!session) throw RequestError.sessionNotFound(params.sessionId);
-        // A $/cancel_request for this prompt, or the connection closing, cancels the turn like session/cancel.
-        const onAbort = () => session.cancel();
-        signal.addEventListener('abort', onAbort, { once: true });
-        try {
-          return { stopReason: await session.prompt(params.prompt) };
-        } finally {
-          signal.removeEventListener('abort', onAbort);
-        }
-      })
-      .onNotification('session/cancel', ({ params }) => {
-        this.sessions.get(params.sessionId)?.cancel();
-      });
+    return (
+      agent({ name: agentInfo.name })
+        .onRequest('initialize', ({ params }) => {
+          this.clientCapabilities = params.clientCapabilities;
+          return {
+            protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+            agentCapabilities: {
+              loadSession: true,
+              promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            },
+            agentInfo,
+            authMethods: [],
+          };
+        })
+        .onRequest('session/new', async ({ params, client }) => {
+          const cwd = requireAbsoluteCwd(params.cwd);
+          this.ignoreMcpServers(params.mcpServers.length);
+          const session = await this.newSession(cwd, client);
+          return { sessionId: session.id };
+        })
+        .onRequest('session/load', async ({ params, client }) => {
+          const cwd = requireAbsoluteCwd(params.cwd);
+          this.ignoreMcpServers(params.mcpServers.length);
+          await this.loadSession(params.sessionId, cwd, client);
+          return {};
+        })
+        .onRequest('session/prompt', async ({ params, signal }) => {
+          const session = this.sessions.get(params.sessionId);
+          if (!session) throw RequestError.sessionNotFound(params.sessionId);
+          // A $/cancel_request for this prompt, or the connection closing, cancels the turn like session/cancel.
+          const onAbort = () => session.cancel();
+          signal.addEventListener('abort', onAbort, { once: true });
+          try {
+            return { stopReason: await session.prompt(params.prompt) };
+          } finally {
+            signal.removeEventListener('abort', onAbort);
+          }
+        })
+        // Registered after session/prompt on purpose: the SDK tries handlers in registration order, one await
+        // each, so a cancel read right behind its prompt reaches the turn only if the prompt's handler runs first.
+        .onNotification('session/cancel', ({ params }) => {
+          this.sessions.get(params.sessionId)?.cancel();
+        })
+    );
   }
 
   private ignoreMcpServers(count: number): void {

@@ -243,6 +243,48 @@ export function resolveConfig(sources: ConfigSource[], env: Record<string, strin
   return config;
 }
 
+/** The environment variable naming the per-scenario config a test harness hands the agent. */
+export const SCENARIO_CONFIG_ENV = 'ACP_SNAPSHOT_AGENT_CONFIG';
+
+/**
+ * Keys a scenario's config may not set: the mode's overlay owns them (which model plugin runs, where logs
+ * and spills go, the clock, the ids, the compression), so a scenario cannot turn a keyless, deterministic
+ * replay into a live or wall-clock run.
+ */
+export const OVERLAY_OWNED_KEYS = [
+  'llm.plugin',
+  'llm.module',
+  'llm.options',
+  'persistRoot',
+  'spillRoot',
+  'persistenceCompression',
+  'clock',
+  'ids',
+] as const;
+
+/**
+ * The scenario config file named by `ACP_SNAPSHOT_AGENT_CONFIG`, read like any overlay (it is merged last),
+ * or undefined when the variable is unset. A key the mode's overlay owns is a ConfigError naming it.
+ */
+export function scenarioConfigSource(env: Record<string, string | undefined>): ConfigSource | undefined {
+  const path = env[SCENARIO_CONFIG_ENV];
+  if (!path) return undefined;
+  const source = readConfigFile(path);
+  const owned = OVERLAY_OWNED_KEYS.filter((key) => hasKeyPath(source.json, key));
+  if (owned.length > 0) {
+    throw new ConfigError(
+      owned
+        .map(
+          (key) =>
+            `config error: ${key}: a scenario's config may not set it (in ${path}, named by ${SCENARIO_CONFIG_ENV}); ` +
+            "the mode's overlay owns the model plugin, roots, clock, ids and compression. Remove the key from the scenario's agent config.",
+        )
+        .join('\n'),
+    );
+  }
+  return source;
+}
+
 function hasKeyPath(json: Json, keyPath: string): boolean {
   let cur: Json | undefined = json;
   for (const part of keyPath.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '')) {

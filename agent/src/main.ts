@@ -6,7 +6,13 @@ import { parseRootsEnv, type VolatileRoots } from '@acp-snapshot/session-log';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';
-import { type AgentConfig, ConfigError, readConfigFile, resolveConfig } from './config.js';
+import {
+  type AgentConfig,
+  ConfigError,
+  readConfigFile,
+  resolveConfig,
+  scenarioConfigSource,
+} from './config.js';
 import { loadDotEnv } from './llm/dotenv.js';
 import { logLine } from './log.js';
 import { loadLlmPlugin } from './plugin-loader.js';
@@ -85,7 +91,12 @@ async function main(): Promise<void> {
 
   const args = parseArgs(process.argv.slice(2));
   const env = process.env;
-  const config = resolveConfig([readConfigFile(args.config), ...args.overlays.map(readConfigFile)], env);
+  // A test harness's per-scenario config (ACP_SNAPSHOT_AGENT_CONFIG) is the last overlay.
+  const scenario = scenarioConfigSource(env);
+  const config = resolveConfig(
+    [readConfigFile(args.config), ...args.overlays.map(readConfigFile), ...(scenario ? [scenario] : [])],
+    env,
+  );
   const clock = createClock(config.clock);
   const ids = createIds(config.ids);
   // config.tools carries the per-tool limits under the tools' names (tools.read_file, tools.grep...).

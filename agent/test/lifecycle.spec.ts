@@ -269,6 +269,62 @@ test('an invalid config value fails at startup naming the key', () => {
   expect(r.stderr).toContain(overlay);
 });
 
+test('ACP_SNAPSHOT_AGENT_CONFIG is merged last: its step cap and permissions win over the overlays', async () => {
+  const dirs = makeDirs();
+  writeFileSync(join(dirs.cwd, 'f.txt'), 'x\n');
+  const scenarioConfig = join(dirs.root, 'agent-config.json');
+  writeFileSync(scenarioConfig, JSON.stringify({ maxStepsPerTurn: 1, permissions: { command: 'deny' } }));
+  const read = { id: 'c1', name: 'read_file', args: '{"path":"f.txt"}' };
+  const agent = AgentProcess.start(dirs, {
+    overlay: { maxStepsPerTurn: 5 },
+    calls: [toolCall([read]), textCall(['never served'])],
+    env: { ACP_SNAPSHOT_AGENT_CONFIG: scenarioConfig },
+  });
+  await agent.initialize();
+  const { sessionId } = await agent.agent.request('session/new', { cwd: dirs.cwd, mcpServers: [] });
+  const r = await agent.agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text: 'go' }],
+  });
+  expect(r.stopReason).toBe('max_turn_requests');
+  await agent.close();
+  const events = await readEvents(dirs.persist, sessionId);
+  const header = events[0];
+  expect(header?.type === 'session/header' && header.config).toMatchObject({
+    maxStepsPerTurn: 1,
+    permissions: { edit: 'ask', command: 'deny' },
+  });
+  expect(events.filter((e) => e.type === 'llm/request')).toHaveLength(1);
+});
+
+test("a scenario config may not set what the mode's overlay owns, and its mistakes name the key and file", () => {
+  const dirs = makeDirs();
+  const scenarioConfig = join(dirs.root, 'agent-config.json');
+  const run = (json: unknown) => {
+    writeFileSync(scenarioConfig, JSON.stringify(json));
+    return runAgent(['--overlay', 'agent/overlays/record.json'], {
+      HOME: dirs.home,
+      ACP_SNAPSHOT_PERSIST_ROOT: dirs.persist,
+      ACP_SNAPSHOT_SPILL_ROOT: dirs.spill,
+      ACP_SNAPSHOT_AGENT_CONFIG: scenarioConfig,
+    });
+  };
+  const owned = run({ llm: { plugin: 'deepseek' }, clock: { kind: 'system' } });
+  expect(owned.status).toBe(1);
+  expect(owned.stdout).toBe('');
+  expect(owned.stderr).toBe(
+    `config error: llm.plugin: a scenario's config may not set it (in ${scenarioConfig}, named by ACP_SNAPSHOT_AGENT_CONFIG); the mode's overlay owns the model plugin, roots, clock, ids and compression. Remove the key from the scenario's agent config.\n` +
+      `config error: clock: a scenario's config may not set it (in ${scenarioConfig}, named by ACP_SNAPSHOT_AGENT_CONFIG); the mode's overlay owns the model plugin, roots, clock, ids and compression. Remove the key from the scenario's agent config.\n`,
+  );
+  const invalid = run({ compaction: { budgetTokens: 0 } });
+  expect(invalid.status).toBe(1);
+  expect(invalid.stderr).toMatch(
+    new RegExp(
+      `^config error: compaction\\.budgetTokens: .*\\(in ${scenarioConfig.replaceAll('.', '\\.')}\\)\n$`,
+    ),
+  );
+});
+
 test('after a kill -9 mid-turn, session/load closes the interrupted turn and the conversation continues', async () => {
   const dirs = makeDirs();
   const first = AgentProcess.start(dirs, {

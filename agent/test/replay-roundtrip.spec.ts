@@ -83,7 +83,7 @@ test('a recorded session replays through llm-replay with identical updates and l
     replaceRoots(v, { cwd: d.cwd, persist: d.persist, spill: d.spill, home: d.home });
   expect(norm(replay.updates, rep)).toEqual(norm(live.updates, rec));
   // The replay plugin's close line, as the harness reads it: every recorded call consumed.
-  const line = replay.stderr.split('\n').find((l) => l.startsWith('llm-replay: {'));
+  const line = replay.stderr.split('\n').findLast((l) => l.startsWith('llm-replay: {'));
   expect(JSON.parse(line!.slice('llm-replay: '.length))).toMatchObject({ scenario: 'roundtrip', total: 5 });
   expect(JSON.parse(line!.slice('llm-replay: '.length)).consumed).toHaveLength(5);
 

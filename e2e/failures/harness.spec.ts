@@ -198,8 +198,9 @@ test('killed-mid-turn: SIGKILL while bash runs fails naming the signal, and no o
   const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand, killer.step);
   const root = killer.root;
   expect(killer.killed).toBeDefined();
+  // The replay plugin reported the call it was serving before the kill (it reports as it serves).
   expect(run.message).toBe(
-    `agent process 1 exited (SIGKILL) before the scenario finished; its stderr ends with:\n  acp-snapshot-agent: session sess-1 created in ${root}/work`,
+    `agent process 1 exited (SIGKILL) before the scenario finished; its stderr ends with:\n  acp-snapshot-agent: session sess-1 created in ${root}/work\n  llm-replay: {"scenario":"${name}","consumed":[1],"total":1}`,
   );
   // The bash tool's process group ends with the agent (the agent's watchdog), so the harness found
   // no orphan to reap and report.

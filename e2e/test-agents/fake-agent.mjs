@@ -5,8 +5,13 @@
 // "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
 // JSON notification encoded as Latin-1, not UTF-8), "journal" and "packed" (persist a session log under
-// ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction).
+// ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction),
+// "echo" (declares images and embedded context, sends each prompt's content blocks back as one message
+// chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
+// {"fail": true} makes it exit 1 at startup naming the file) and "turns" (each prompt's text says what the
+// turn does, see `turn` below; declares loadSession).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -20,8 +25,66 @@ const say = (client, sessionId, text) =>
     update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
   });
 
+const configFile = process.env.ACP_SNAPSHOT_AGENT_CONFIG;
+if (mode === 'config' && configFile && JSON.parse(readFileSync(configFile, 'utf8')).fail) {
+  process.stderr.write(`config error: fail: this agent refuses it (in ${configFile})\n`);
+  process.exit(1);
+}
+
+/** Cancels of the turn in flight: session/cancel resolves it. */
+let cancelled;
+const cancelledNow = () =>
+  new Promise((resolve) => {
+    cancelled = resolve;
+  });
+
+/**
+ * A "turns" prompt: space-separated words. `chunks=N` sends N message chunks (`gapMs=G` apart, by the
+ * agent's own timer), `child` starts a detached `sleep 300` in the session cwd, then `then=` ends the
+ * turn: `end` (end_turn), `wait` (waits for session/cancel; answers cancelled with _meta {sent, quietMs},
+ * killing the child first when `killChild` is given), `hang` (never answers), `ask` (asks permission,
+ * answers end_turn whatever the outcome).
+ */
+async function turn(client, sessionId, text) {
+  const opt = Object.fromEntries(text.split(' ').map((w) => w.split('=')));
+  const waiting = cancelledNow();
+  let child;
+  if ('child' in opt) {
+    child = spawn('sleep', ['300'], { cwd: sessionCwd, detached: true, stdio: 'ignore' });
+    child.unref();
+  }
+  let last = Date.now();
+  for (let i = 0; i < Number(opt.chunks ?? 0); i++) {
+    if (i > 0 && opt.gapMs) await new Promise((r) => setTimeout(r, Number(opt.gapMs)));
+    await say(client, sessionId, `chunk ${i + 1}`);
+    last = Date.now();
+  }
+  if (opt.then === 'hang') await new Promise(() => {});
+  if (opt.then === 'ask') {
+    await client.request('session/request_permission', {
+      sessionId,
+      toolCall: { toolCallId: 'call_1', title: 'Run: sleep 300', kind: 'execute', status: 'pending' },
+      options: [{ optionId: 'allow', kind: 'allow_once', name: 'Allow' }],
+    });
+    return { stopReason: 'end_turn' };
+  }
+  if (opt.then === 'wait') {
+    await waiting;
+    if ('killChild' in opt && child) process.kill(-child.pid, 'SIGKILL');
+    return { stopReason: 'cancelled', _meta: { sent: Number(opt.chunks ?? 0), quietMs: Date.now() - last } };
+  }
+  return { stopReason: 'end_turn' };
+}
+
+let sessionCwd = process.cwd();
+
 const app = acp
   .agent({ name: 'fake-agent' })
+  .onRequest('session/load', async ({ params, client }) => {
+    sessionCwd = params.cwd;
+    await say(client, params.sessionId, 'history replayed');
+    return {};
+  })
   .onRequest('initialize', () => {
     if (mode === 'noisy') process.stdout.write('debug: initialized\n');
     if (mode === 'latin1')
@@ -30,12 +93,16 @@ const app = acp
       );
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: false },
+      agentCapabilities: {
+        loadSession: mode === 'turns',
+        ...(mode === 'echo' ? { promptCapabilities: { embeddedContext: true, image: true } } : {}),
+      },
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
   })
   .onRequest('session/new', async ({ params }) => {
-    const sessionId = `fake-${process.pid}`;
+    sessionCwd = params.cwd;
+    const sessionId = mode === 'turns' ? 'fake-session' : `fake-${process.pid}`;
     if (mode === 'journal' || mode === 'packed') {
       const { openLogAppender, buildHeader } = await import('@acp-snapshot/session-log');
       const path = join(process.env.ACP_SNAPSHOT_PERSIST_ROOT, `${sessionId}.jsonl`);
@@ -46,6 +113,15 @@ const app = acp
   })
   .onRequest('session/prompt', async ({ params, client }) => {
     const sessionId = params.sessionId;
+    if (mode === 'turns') return turn(client, sessionId, String(params.prompt[0]?.text ?? ''));
+    if (mode === 'echo') {
+      await say(client, sessionId, JSON.stringify(params.prompt));
+      return { stopReason: 'end_turn' };
+    }
+    if (mode === 'config') {
+      await say(client, sessionId, configFile ? readFileSync(configFile, 'utf8') : '(no config)');
+      return { stopReason: 'end_turn' };
+    }
     if (mode === 'hang') {
       const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
       await say(client, sessionId, `grandchild ${grandchild.pid}`);
@@ -90,6 +166,10 @@ const app = acp
     }
     return { stopReason: 'end_turn' };
   });
+
+// Registered after session/prompt on purpose: the SDK tries handlers in registration order, one await
+// each, so a cancel read right behind its prompt would otherwise run first and find no turn to cancel.
+app.onNotification('session/cancel', () => cancelled?.());
 
 const connection = app.connect(
   acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),

@@ -64,9 +64,9 @@ async function serve(plugin: LlmPlugin, turn: number, step: number, signal?: Abo
   return out;
 }
 
-/** The `llm-replay:` consumption line the harness reads at close. */
+/** The last `llm-replay:` consumption line (the one close prints): what the process consumed in all. */
 function report(lines: string[]): { consumed: number[]; total: number } {
-  const line = lines.find((l) => l.startsWith('llm-replay: {'));
+  const line = lines.findLast((l) => l.startsWith('llm-replay: {'));
   if (!line) throw new Error(`no llm-replay consumption line in:\n${lines.join('\n')}`);
   return JSON.parse(line.slice('llm-replay: '.length));
 }

@@ -78,7 +78,13 @@ test('serves a recorded session call by call and reports what it consumed', asyn
   expect(await drain(p, replay.request(), 2, 2)).toEqual([textChunk('a.ts'), finishChunk()]);
   await p.close!();
   await p.close!();
-  expect(lines).toEqual(['llm-replay: {"scenario":"hello","consumed":[1,2,3],"total":3}']);
+  // One line as each call is claimed (a process killed mid-turn has still reported), one at close.
+  expect(lines).toEqual([
+    'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
+    'llm-replay: {"scenario":"hello","consumed":[1,2],"total":3}',
+    'llm-replay: {"scenario":"hello","consumed":[1,2,3],"total":3}',
+    'llm-replay: {"scenario":"hello","consumed":[1,2,3],"total":3}',
+  ]);
 });
 
 test('drift: a changed prompt fails call N with the part, recorded vs live text and the refresh command', async () => {
@@ -173,6 +179,7 @@ test('calls left unused are reported at close, in the line the harness reads and
   await drain(p, new Recording().user(1, 'hi').request(), 1, 1);
   await p.close!();
   expect(lines).toEqual([
+    'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
     'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
     'llm-replay: scenario hello: 2 recorded model calls were never made (calls 2, 3) by this agent process',
   ]);

@@ -152,7 +152,18 @@ export class ReplayServer implements LlmPlugin {
     this.position = index + 1;
     this.consumed.push(index + 1);
     this.active = { call: index + 1, label: callLabel(live) };
+    // Reported as each call is claimed, not only at close: a process killed mid-turn (SIGKILL runs no
+    // close) has still said which calls it made, so the harness's unused-call check stays exact.
+    this.report();
     return index;
+  }
+
+  /** The line the harness reads: every call this process has claimed so far. */
+  private report(): void {
+    const { scenario, entries } = this.opts;
+    this.opts.log(
+      `llm-replay: ${JSON.stringify({ scenario, consumed: this.consumed, total: entries.length })}`,
+    );
   }
 
   private async *serve(request: LlmRequest, ctx: CallContext): AsyncGenerator<StreamChunk> {
@@ -191,7 +202,7 @@ export class ReplayServer implements LlmPlugin {
     this.closed = true;
     const total = this.opts.entries.length;
     const { scenario } = this.opts;
-    this.opts.log(`llm-replay: ${JSON.stringify({ scenario, consumed: this.consumed, total })}`);
+    this.report();
     const used = new Set(this.consumed);
     const unused: number[] = [];
     for (let n = 1; n <= total; n++) if (!used.has(n)) unused.push(n);
