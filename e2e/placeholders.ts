@@ -3,10 +3,11 @@
  * prompt text, prompt content blocks and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
+import { hydrateRoots, MAX_JSON_DEPTH, ROOT_NAMES } from '@acp-snapshot/session-log';
 import type { Scenario } from './scenario.js';
 
-/** The placeholders a scenario may use: the keys of `rootMap` in roots.ts (roots.test.ts ties the two). */
-export const ROOT_PLACEHOLDERS = ['cwd', 'workspaceParent', 'persist', 'spill', 'home', 'root'] as const;
+/** The placeholders a scenario may use: the one list of root names (session-log roots.ts). */
+export const ROOT_PLACEHOLDERS = ROOT_NAMES;
 
 /** `{{name}}` with a plain identifier; `{{sessionId:1}}`-style normalization placeholders do not match. */
 const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
@@ -29,6 +30,11 @@ export function placeholderIssues(
   const known = ROOT_PLACEHOLDERS.filter((n) => n !== 'workspaceParent' || opts.workspaceParent);
   const issues: PlaceholderIssue[] = [];
   const visit = (v: unknown, at: (string | number)[]) => {
+    // A hostile input.json may nest far deeper than any scenario: refuse it rather than overflow the stack.
+    if (at.length - path.length > MAX_JSON_DEPTH) {
+      issues.push({ path: at, message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+      return;
+    }
     if (typeof v === 'string') {
       for (const m of v.matchAll(PLACEHOLDER)) {
         const name = m[1]!;
@@ -49,18 +55,8 @@ export function placeholderIssues(
 
 /** `value` with every root placeholder in its strings replaced by the run's directory (`map` from rootMap). */
 export function expandRootPlaceholders<T>(value: T, map: Readonly<Record<string, string | undefined>>): T {
-  const expand = (v: unknown): unknown => {
-    if (typeof v === 'string')
-      return v.replace(
-        PLACEHOLDER,
-        (whole, name: string) => (Object.hasOwn(map, name) ? map[name] : undefined) ?? whole,
-      );
-    if (Array.isArray(v)) return v.map(expand);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]));
-    return v;
-  };
-  return expand(value) as T;
+  // The inverse of the one root replacement: what replay does to recorded output (roots.ts).
+  return hydrateRoots(value, map);
 }
 
 /** The scenario with its prompts' text and content and its agentConfig expanded for this run's roots. */
