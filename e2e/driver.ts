@@ -7,6 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, STDOUT_VIOLATION, type StdoutLine } from './agent-process.js';
+import { Exchange } from './exchange.js';
 import { processesInside, startedAndLingering } from './orphans.js';
 import { describePoint, PointWatcher } from './points.js';
 import { type PromptCapabilities, undeclaredBlock } from './prompt-content.js';
@@ -144,6 +145,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   let agentInfo: DriverResult['agentInfo'];
   let permissionIndex = 0;
   let watch: PromptWatch | undefined;
+  /** What the agent did during the current step, reported as its nested steps when it ends. */
+  const exchange = new Exchange();
   let current: AgentProcess | undefined;
 
   const result = (): DriverResult => {
@@ -176,6 +179,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   const app = acp
     .client({ name: 'acp-snapshot' })
     .onNotification('session/update', ({ params }) => {
+      if (params.sessionId === sessionId) exchange.update(params.update);
       const w = watch;
       if (!w || params.sessionId !== sessionId) return;
       w.kill?.update(params.update.sessionUpdate);
@@ -183,11 +187,19 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     })
     .onRequest('session/request_permission', ({ params }) => {
       const w = watch;
+      const asked = `permission request: ${params.toolCall.title ?? params.toolCall.toolCallId}`;
       // Never answered: the agent is being killed while it waits for the user.
-      if (w?.kill?.permissionRequest()) return new Promise<never>(() => {});
-      if (w?.cancel?.permissionRequest()) return { outcome: { outcome: 'cancelled' } };
+      if (w?.kill?.permissionRequest()) {
+        exchange.note(`${asked} (unanswered: the kill point)`);
+        return new Promise<never>(() => {});
+      }
+      if (w?.cancel?.permissionRequest()) {
+        exchange.note(`${asked} → cancelled (the cancel point)`);
+        return { outcome: { outcome: 'cancelled' } };
+      }
       const n = permissionIndex++;
       const answer = scenario.permissions[n];
+      exchange.note(`${asked} → ${answer ?? 'no answer in input.json'}`);
       if (!answer) {
         const msg = `${opts.name}: the agent asked permission #${n + 1} (tool call ${params.toolCall.toolCallId}) but input.json "permissions" has only ${scenario.permissions.length} answer(s); add one ("allow", "reject" or "cancel")`;
         problems.push(msg);
@@ -204,6 +216,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     });
   if (scenario.clientCapabilities.fs.readTextFile) {
     app.onRequest('fs/read_text_file', async ({ params }) => {
+      exchange.note(`fs/read_text_file ${relative(opts.fsRoot, params.path) || params.path}`);
       const text = await readFile(inRoot(params.path), 'utf8');
       if (params.line == null && params.limit == null) return { content: text };
       const all = text.split('\n');
@@ -214,6 +227,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   }
   if (scenario.clientCapabilities.fs.writeTextFile) {
     app.onRequest('fs/write_text_file', async ({ params }) => {
+      exchange.note(`fs/write_text_file ${relative(opts.fsRoot, params.path) || params.path}`);
       const file = inRoot(params.path);
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, params.content);
@@ -303,6 +317,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   const expectResponse = async (s: PromptStep, pending: Promise<acp.PromptResponse>): Promise<void> => {
     try {
       const r = await guard(pending);
+      exchange.note(`→ ${r.stopReason}`);
       if (s.expectError) {
         problems.push(
           `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got stop reason "${r.stopReason}"`,
@@ -312,6 +327,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       }
     } catch (e) {
       if (!(e instanceof acp.RequestError)) throw e;
+      exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
       if (!s.expectError || !e.message.includes(s.expectError)) {
         problems.push(`${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`);
       }
@@ -340,43 +356,12 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     for (const [i, s] of scenario.steps.entries()) {
       stepTitle = `step ${i + 1} (${describeStep(s, i)})`;
       await step(describeStep(s, i), async () => {
-        const agent = current!.connection.agent;
-        switch (s.op) {
-          case 'initialize': {
-            // The SDK leaves the initialize result untyped on the client side; its schema type is this.
-            const r: acp.InitializeResponse = await guard(
-              agent.request('initialize', {
-                protocolVersion: s.protocolVersion,
-                clientCapabilities: scenario.clientCapabilities,
-                clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
-              }),
-            );
-            if (r.agentInfo) agentInfo = { name: r.agentInfo.name, version: r.agentInfo.version };
-            promptCaps = r.agentCapabilities?.promptCapabilities ?? undefined;
-            return;
-          }
-          case 'new_session': {
-            const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
-            sessionId = r.sessionId;
-            return;
-          }
-          case 'load_session':
-            await guard(
-              agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }),
-            );
-            return;
-          case 'restart': {
-            // A process killed at a kill point is already gone: no graceful close of the dead one.
-            const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
-            if (!graceful)
-              problems.push(
-                `${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`,
-              );
-            await start();
-            return;
-          }
-          case 'prompt':
-            return prompt(s);
+        exchange.reset();
+        try {
+          await runStep(s);
+        } finally {
+          // What happened inside the exchange, in order, as nested steps a reviewer can read.
+          for (const line of exchange.take()) await step(line, async () => {});
         }
       });
     }
@@ -388,6 +373,55 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         );
     });
   } catch (e) {
+    throw await failure(e);
+  } finally {
+    clearTimeout(timer);
+  }
+  return result();
+
+  async function runStep(s: Step): Promise<void> {
+    const agent = current!.connection.agent;
+    switch (s.op) {
+      case 'initialize': {
+        // The SDK leaves the initialize result untyped on the client side; its schema type is this.
+        const r: acp.InitializeResponse = await guard(
+          agent.request('initialize', {
+            protocolVersion: s.protocolVersion,
+            clientCapabilities: scenario.clientCapabilities,
+            clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
+          }),
+        );
+        if (r.agentInfo) agentInfo = { name: r.agentInfo.name, version: r.agentInfo.version };
+        promptCaps = r.agentCapabilities?.promptCapabilities ?? undefined;
+        return;
+      }
+      case 'new_session': {
+        const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
+        sessionId = r.sessionId;
+        return;
+      }
+      case 'load_session':
+        await guard(
+          agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }),
+        );
+        return;
+      case 'restart': {
+        // A process killed at a kill point is already gone: no graceful close of the dead one.
+        const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
+        if (!graceful)
+          problems.push(
+            `${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`,
+          );
+        await start();
+        return;
+      }
+      case 'prompt':
+        return prompt(s);
+    }
+  }
+
+  /** The DriverError a failed run ends in: the crash, the violation or the error, with everything observed. */
+  async function failure(e: unknown): Promise<DriverError> {
     // The SDK reports a dead peer as a closed connection before the exit event: give the exit a moment
     // to arrive so the failure names the crash (exit code, stderr) rather than the closed pipe.
     const answered = e instanceof acp.RequestError;
@@ -403,11 +437,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       : e instanceof acp.RequestError
         ? `${opts.name}: ${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`
         : (e as Error).message;
-    throw new DriverError(message, result());
-  } finally {
-    clearTimeout(timer);
+    return new DriverError(message, result());
   }
-  return result();
 }
 
 /** The variables the harness passes to an agent: the contract of README "Environment contract". */
