@@ -4,7 +4,8 @@
 // stdout), "hang" (a prompt that never ends, with a grandchild process), "stubborn" (ignores stdin EOF),
 // "env" (reports its environment as a message chunk), "crash" (exits 3 mid-turn), "orphan" (starts a
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
-// JSON notification encoded as Latin-1, not UTF-8).
+// JSON notification encoded as Latin-1, not UTF-8), "lone-surrogate" (writes a notification whose text was
+// cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -24,6 +25,10 @@ const app = acp
       process.stdout.write(
         Buffer.from('{"jsonrpc":"2.0","method":"_note","params":{"t":"café"}}\n', 'latin1'),
       );
+    if (mode === 'lone-surrogate') {
+      const title = `Run: echo 😀😀 ${'😀'.repeat(30)}`.slice(0, 20);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: '_note', params: { title } })}\n`);
+    }
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: { loadSession: false },

@@ -6,6 +6,7 @@ export * from './depth.js';
 export * from './events.js';
 export * from './fingerprint.js';
 export * from './llm.js';
+export * from './lone-surrogates.js';
 export * from './project.js';
 export * from './reader.js';
 export * from './rows.js';
