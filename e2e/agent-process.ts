@@ -6,6 +6,7 @@
  */
 import {
   clipText,
+  cutText,
   findInvalidUtf8,
   findLoneSurrogate,
   loneSurrogateMessage,
@@ -148,7 +149,7 @@ export class AgentProcess {
       } catch {
         this.breakWith(
           new Error(
-            `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(text.slice(0, 200))}\nstdout must carry ACP messages only; log to stderr.`,
+            `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(cutText(text, 200))}\nstdout must carry ACP messages only; log to stderr.`,
           ),
         );
         return;
