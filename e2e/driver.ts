@@ -5,6 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { cutText } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, STDOUT_VIOLATION, type StdoutLine } from './agent-process.js';
 import type { PermissionAnswer, Scenario, Step } from './scenario.js';
@@ -78,7 +79,7 @@ function describeStep(step: Step, index: number): string {
     case 'restart':
       return 'restart agent process';
     case 'prompt': {
-      const text = step.text.length > 50 ? `${step.text.slice(0, 47)}...` : step.text;
+      const text = step.text.length > 50 ? `${cutText(step.text, 47)}...` : step.text;
       return `session/prompt ${JSON.stringify(text)}${step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : ''}`;
     }
     default:
