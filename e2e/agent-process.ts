@@ -1,9 +1,18 @@
 /**
  * One agent process under the driver: spawned with a scrubbed environment in its own process group, its
- * stdout tapped line by line (kept exactly as written, refused when not JSON, nested too deep or endless)
+ * stdout tapped line by line (kept exactly as written, refused when not UTF-8, not JSON, holding half of a
+ * surrogate pair, nested too deep or endless)
  * before the bytes reach the ACP SDK client, its stderr kept, and its exit explained.
  */
-import { clipText, findInvalidUtf8, nestsDeeperThan, utf8ProblemMessage } from '@acp-snapshot/session-log';
+import {
+  clipText,
+  cutText,
+  findInvalidUtf8,
+  findLoneSurrogate,
+  loneSurrogateMessage,
+  nestsDeeperThan,
+  utf8ProblemMessage,
+} from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { execa, type ResultPromise } from 'execa';
 import { MAX_NORMALIZE_DEPTH } from './normalize.js';
@@ -15,7 +24,8 @@ const MAX_LINE_BYTES = 32 * 2 ** 20;
 const STDERR_LINE_CHARS = 2000;
 
 /** Driver failures caused by what the agent wrote to stdout (they name the line). */
-export const STDOUT_VIOLATION = /non-JSON line to stdout|stdout line nested deeper|stdout line over/;
+export const STDOUT_VIOLATION =
+  /non-JSON line to stdout|stdout line nested deeper|stdout line over|^agent stdout, process \d+, line \d+:/;
 
 /** One line the agent wrote to stdout, and which agent process (0-based) wrote it. */
 export interface StdoutLine {
@@ -139,7 +149,21 @@ export class AgentProcess {
       } catch {
         this.breakWith(
           new Error(
-            `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(text.slice(0, 200))}\nstdout must carry ACP messages only; log to stderr.`,
+            `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(cutText(text, 200))}\nstdout must carry ACP messages only; log to stderr.`,
+          ),
+        );
+        return;
+      }
+      // JSON.parse takes a `\ud83d` escape without its pair; the client this harness stands in for may not.
+      const lone = findLoneSurrogate(text);
+      if (lone) {
+        this.breakWith(
+          new Error(
+            loneSurrogateMessage(
+              `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
+              lone,
+              'the agent cut a text inside a character: cut at code point (better: grapheme) boundaries.',
+            ),
           ),
         );
         return;

@@ -3,6 +3,7 @@
  * `session.jsonl` (custom matcher) and stdout against `stdout.expected.jsonl` (Playwright snapshot),
  * with the failure artifacts a reviewer needs attached inline.
  */
+import { cutText } from '@acp-snapshot/session-log';
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
@@ -26,7 +27,7 @@ export function nonJsonLines(text: string): string[] {
     try {
       JSON.parse(line);
     } catch {
-      out.push(`line ${i + 1}: ${JSON.stringify(line.slice(0, 120))}`);
+      out.push(`line ${i + 1}: ${JSON.stringify(cutText(line, 120))}`);
     }
   });
   return out;

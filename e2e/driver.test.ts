@@ -167,6 +167,17 @@ test('a stdout line that is not UTF-8 fails naming the line and the byte, not a 
   );
 });
 
+test('a stdout line holding half of a surrogate pair fails naming the process, line and column, though JSON.parse takes it', async () => {
+  const err = await runScenario(options(fakeAgent('lone-surrogate'), { steps: [...start] })).catch((e) => e);
+  expect(err).toBeInstanceOf(DriverError);
+  const line = (err as DriverError).result.stdout[0]!.text;
+  expect(line).toBe('{"jsonrpc":"2.0","method":"_note","params":{"title":"Run: echo 😀😀 😀😀\\ud83d"}}');
+  expect(JSON.parse(line).params.title).toBe('Run: echo 😀😀 😀😀\ud83d');
+  expect(err.message).toBe(
+    'agent stdout, process 1, line 1: a lone surrogate escape \\ud83d at column 81, half of a UTF-16 surrogate pair (text cut inside an emoji or other non-BMP character); strict JSON parsers such as serde_json reject the whole message; the agent cut a text inside a character: cut at code point (better: grapheme) boundaries.',
+  );
+});
+
 test('an agent crash mid-turn fails naming the process, exit code and stderr tail', async () => {
   const err = await runScenario(
     options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] }),

@@ -5,6 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { cutText } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, STDOUT_VIOLATION, type StdoutLine } from './agent-process.js';
 import { Exchange } from './exchange.js';
@@ -94,7 +95,7 @@ function describeStep(step: Step, index: number): string {
       const what =
         step.content !== undefined
           ? `[${step.content.map((b) => b.type).join(', ')}]`
-          : JSON.stringify(text.length > 50 ? `${text.slice(0, 47)}...` : text);
+          : JSON.stringify(text.length > 50 ? `${cutText(text, 47)}...` : text);
       const cancel = step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : '';
       const kill = step.kill ? ` (kill ${JSON.stringify(step.kill)})` : '';
       return `session/prompt ${what}${cancel}${kill}`;

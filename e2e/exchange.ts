@@ -3,6 +3,7 @@
  * under the exchange): its message text coalesced, each tool call and how it ended, permission and
  * fs requests and their answers, and the stop reason, in the order they happened.
  */
+import { cutText } from '@acp-snapshot/session-log';
 import type * as acp from '@agentclientprotocol/sdk';
 
 /** Longest quoted text in a line. */
@@ -23,9 +24,7 @@ export class Exchange {
   private flush(): void {
     if (!this.text) return;
     const t = this.text.value.replace(/\s+/g, ' ').trim();
-    // Whole code points only: a cut inside a surrogate pair is what the guards reject.
-    const cps = Array.from(t);
-    const quoted = cps.length > QUOTE ? `${cps.slice(0, QUOTE).join('')}…` : t;
+    const quoted = t.length > QUOTE ? `${cutText(t, QUOTE)}…` : t;
     if (t) this.lines.push(`${this.text.kind}: ${JSON.stringify(quoted)}`);
     this.text = undefined;
   }

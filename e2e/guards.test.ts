@@ -325,3 +325,40 @@ test('canonical-log with repoRoot: session logs anywhere in the repository are c
   await writeFile(join(dir, 'ignored', 'raw.jsonl'), raw);
   expect(await withRepo()).toEqual(expected);
 });
+
+test('lone-surrogates: half of a surrogate pair in any fixture text is named with file, line, column and fix', async () => {
+  const { dir: s, projected } = await goodScenario('emoji');
+  const cut = '…😀'.slice(0, 2); // JSON.stringify writes it as …\ud83d
+  await writeFile(
+    join(s, 'input.json'),
+    JSON.stringify({ ...input, steps: [...input.steps.slice(0, 2), { op: 'prompt', text: `hi ${cut}` }] }),
+  );
+  await writeFile(join(s, 'stdout.expected.jsonl'), `{"a":1}\n${JSON.stringify({ title: `Run: ${cut}` })}\n`);
+  await writeFile(join(s, 'session.jsonl'), projected.text.replace('"Hel"', '"H\\ud83d"'));
+  await writeFile(join(s, 'replay.override.json'), '{\n  "calls": ["ok \\uD83D\\uDE00", "\\ude00"]\n}\n');
+  const [hash, content] = Object.entries(projected.sidecars)[0]!;
+  await writeFile(join(fx, 'sidecars', `${hash}.json`), content.replace('careful', 'careful \\udbff'));
+  const meaning =
+    'half of a UTF-16 surrogate pair (text cut inside an emoji or other non-BMP character); strict JSON parsers such as serde_json reject the whole message';
+  const handFix =
+    'edit it: write the whole character (both escapes of the pair, e.g. \\ud83d\\ude00) or drop the half';
+  const refresh =
+    'fix the agent (it cut a text inside a character), then refresh: npm run refresh -- emoji (re-record with npm run record -- emoji if the recorded model text holds it)';
+  expect(await messages('lone-surrogates')).toEqual([
+    `fixtures/scenarios/emoji/input.json:1: a lone surrogate escape \\ud83d at column 108, ${meaning}; ${handFix}`,
+    `fixtures/scenarios/emoji/stdout.expected.jsonl:2: a lone surrogate escape \\ud83d at column 19, ${meaning}; ${refresh}`,
+    expect.stringMatching(
+      new RegExp(
+        `^fixtures/scenarios/emoji/session\\.jsonl:\\d+: a lone surrogate escape \\\\ud83d at column \\d+, ${escapeRe(meaning)}; ${escapeRe(refresh)}$`,
+      ),
+    ),
+    `fixtures/scenarios/emoji/replay.override.json:2: a lone surrogate escape \\ude00 at column 33, ${meaning}; ${handFix}`,
+    expect.stringMatching(
+      new RegExp(
+        `^fixtures/sidecars/${hash}\\.json:\\d+: a lone surrogate escape \\\\udbff at column \\d+, ${escapeRe(meaning)}; fix the agent prompt or tool description it came from, then refresh: npm run refresh$`,
+      ),
+    ),
+  ]);
+});
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

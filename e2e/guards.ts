@@ -19,6 +19,7 @@ import {
   Utf8Error,
 } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
+import { loneSurrogateProblems } from './lone-surrogate-guard.js';
 import { loadScenario, namedAgentCommand, type Scenario } from './scenario.js';
 import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from './secrets.js';
 import { WORKSPACE_EXPECTED, workspaceFileProblem } from './workspace.js';
@@ -35,6 +36,7 @@ export const GUARD_RULES = [
   'sidecars',
   'all-row-kinds',
   'secrets',
+  'lone-surrogates',
 ] as const;
 export type GuardRule = (typeof GUARD_RULES)[number];
 
@@ -418,6 +420,7 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
         }
       });
   }
+  for (const message of await loneSurrogateProblems(fixturesDir, show)) add('lone-surrogates', message);
   return out;
 }
 

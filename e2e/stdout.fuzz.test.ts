@@ -176,7 +176,7 @@ async function check(p: {
     const m = o.error.message;
     if (m.length > 4000) problems.push(`message of ${m.length} chars: ${JSON.stringify(m.slice(0, 300))}`);
     if (
-      !/non-JSON line to stdout \(process 1, stdout line \d+\)|nested deeper than|stdout line over|exited \(|JSON-RPC error/.test(
+      !/non-JSON line to stdout \(process 1, stdout line \d+\)|^agent stdout, process 1, line \d+: |nested deeper than|stdout line over|exited \(|JSON-RPC error/.test(
         m,
       )
     )

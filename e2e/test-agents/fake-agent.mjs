@@ -8,8 +8,9 @@
 // ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction),
 // "echo" (declares images and embedded context, sends each prompt's content blocks back as one message
 // chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
-// {"fail": true} makes it exit 1 at startup naming the file) and "turns" (each prompt's text says what the
-// turn does, see `turn` below; declares loadSession).
+// {"fail": true} makes it exit 1 at startup naming the file), "turns" (each prompt's text says what the
+// turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
+// was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,6 +92,10 @@ const app = acp
       process.stdout.write(
         Buffer.from('{"jsonrpc":"2.0","method":"_note","params":{"t":"café"}}\n', 'latin1'),
       );
+    if (mode === 'lone-surrogate') {
+      const title = `Run: echo 😀😀 ${'😀'.repeat(30)}`.slice(0, 20);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: '_note', params: { title } })}\n`);
+    }
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {

@@ -102,3 +102,15 @@ test('text diffs cut long texts to a window around the first difference', () => 
       '    (first difference at character 200)',
   );
 });
+
+test('text diff windows keep the emoji at their edges whole: no lone \\ud83d escape in the message', () => {
+  // Window edges at 160 and 240: a flag starts at 159 and a ZWJ sequence at 239.
+  const text = (mark: string) =>
+    `${'x'.repeat(159)}🇯🇵${'x'.repeat(37)}${mark}${'y'.repeat(38)}👩‍💻${'y'.repeat(40)}`;
+  const diff = textDiff(text('A'), text('B'));
+  expect(diff).toBe(
+    `    recorded (284 chars): …"🇯🇵${'x'.repeat(37)}A${'y'.repeat(38)}"…\n` +
+      `    live     (284 chars): …"🇯🇵${'x'.repeat(37)}B${'y'.repeat(38)}"…\n` +
+      '    (first difference at character 200)',
+  );
+});

@@ -1,5 +1,6 @@
 import {
   type ChatMessage,
+  cutPoint,
   firstDifferingPart,
   firstHunk,
   type LlmRequest,
@@ -45,12 +46,13 @@ function firstDiff(a: string, b: string): number {
 
 /** A JSON-quoted window of `s` around `at`, with ellipses where it was cut. */
 function window(s: string, at: number): string {
-  let from = Math.max(0, at - WINDOW);
+  // Both ends on character boundaries: a cut emoji would show as a lone \ud83d escape.
+  let from = cutPoint(s, Math.max(0, at - WINDOW));
   // Never start inside a {{placeholder}}.
   const open = s.lastIndexOf('{{', from);
   const close = s.indexOf('}}', open);
   if (open !== -1 && from > 0 && close !== -1 && close + 2 > from && from - open < 20) from = open;
-  const to = Math.min(s.length, at + WINDOW);
+  const to = cutPoint(s, at + WINDOW);
   return `${from > 0 ? '…' : ''}${JSON.stringify(s.slice(from, to))}${to < s.length ? '…' : ''}`;
 }
 

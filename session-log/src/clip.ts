@@ -1,5 +1,6 @@
 // Error messages quote parts of the input they reject (a key, a field path, a value); a hostile input can
 // make those parts megabytes long, so every quote goes through here.
+import { cutText } from './cut.js';
 
 /** Longest quote of input an error message carries by default. */
 export const CLIP_LENGTH = 200;
@@ -7,9 +8,7 @@ export const CLIP_LENGTH = 200;
 /** `text` unchanged when short, else its first `max` characters and its full length: `abc… (2000000 chars)`. */
 export function clipText(text: string, max = CLIP_LENGTH): string {
   if (text.length <= max) return text;
-  // Never cut a surrogate pair in half (the message stays well-formed UTF-16).
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length} chars)`;
+  return `${cutText(text, max)}… (${text.length} chars)`;
 }
 
 /**

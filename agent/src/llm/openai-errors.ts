@@ -1,5 +1,6 @@
 // Maps openai SDK / network failures to LlmProviderError codes (and aborts to LlmAbortError).
 import {
+  cutText,
   isLlmAbortError,
   isLlmProviderError,
   LlmAbortError,
@@ -57,7 +58,7 @@ function rootCause(e: unknown): string {
 }
 
 function truncate(s: string, max = 200): string {
-  return s.length <= max ? s : `${s.slice(0, max)}...`;
+  return s.length <= max ? s : `${cutText(s, max)}...`;
 }
 
 /** Any failure of a call -> LlmProviderError / LlmAbortError, with the provider's message and status. */

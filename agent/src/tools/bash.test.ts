@@ -160,6 +160,9 @@ test('titles show the command, shortened', () => {
   expect(tool.title({ command: 'ls -la' })).toBe('Run: ls -la');
   expect(tool.title({ command: `echo ${'x'.repeat(100)}` })).toBe(`Run: echo ${'x'.repeat(54)}…`);
   expect(tool.title({ command: 'cd src\nnpm test' })).toBe('Run: cd src …');
+  // An emoji or accented letter across the cut is left out whole, never half of it.
+  expect(tool.title({ command: `echo ${'x'.repeat(51)}👨‍👩‍👧 hi` })).toBe(`Run: echo ${'x'.repeat(51)}…`);
+  expect(tool.title({ command: `echo ${'x'.repeat(53)}e\u0301 hi` })).toBe(`Run: echo ${'x'.repeat(53)}…`);
   expect(tool.kind).toBe('execute');
   expect(tool.permission).toBe('command');
   expect(tool.locations({ command: 'ls' }, '/w')).toEqual([]);

@@ -1,3 +1,4 @@
+import { cutText } from '@acp-snapshot/session-log';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
@@ -142,10 +143,13 @@ function killProcessGroup(group: number): void {
   }
 }
 
-/** The first line of a command, cut to `max` characters with an ellipsis when anything was left out. */
+/**
+ * The first line of a command, cut to `max` characters with an ellipsis when anything was left out (an
+ * emoji or other character at the cut is left out whole).
+ */
 function shorten(command: string, max: number): string {
   const first = command.split('\n', 1)[0] ?? '';
   const more = first.length < command.trimEnd().length;
-  if (first.length > max) return `${first.slice(0, max - 1)}…`;
+  if (first.length > max) return `${cutText(first, max - 1)}…`;
   return more ? `${first} …` : first;
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { cutText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, messageOf, textContent } from './outcome.js';
@@ -99,7 +100,7 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
         for (let i = 0; i < lines.length && !capped; i++) {
           const line = lines[i] ?? '';
           if (!regex.test(line)) continue;
-          const cut = line.length > maxLineChars ? `${line.slice(0, maxLineChars)} [line truncated]` : line;
+          const cut = line.length > maxLineChars ? `${cutText(line, maxLineChars)} [line truncated]` : line;
           matches.push(`${shown}:${i + 1}:${cut}`);
           capped = matches.length >= maxMatches;
         }

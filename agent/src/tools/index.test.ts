@@ -50,9 +50,10 @@ test('schemas are identical across calls (they are part of request fingerprints)
   );
 });
 
-test('headOf cuts at a line end when one is close, and never splits a surrogate pair', () => {
+test('headOf cuts at a line end when one is close, and never splits an emoji', () => {
   expect(headOf('short', 10)).toBe('short');
   expect(headOf('aaaa\nbbbb\ncccc', 12)).toBe('aaaa\nbbbb\n');
   expect(headOf('abcdefghij', 4)).toBe('abcd');
   expect(headOf('ab😀cd', 3)).toBe('ab');
+  expect(headOf('ab👍🏽cd', 5)).toBe('ab');
 });

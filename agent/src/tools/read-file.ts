@@ -1,3 +1,4 @@
+import { cutText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import { jsonSchemaOf, parseArgs } from './args.js';
 import { failure, success } from './outcome.js';
@@ -67,7 +68,7 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
       for (let i = offset - 1; i < end; i++) {
         let text = lines[i] ?? '';
         if (text.length > maxLineChars)
-          text = `${text.slice(0, maxLineChars)} [line truncated: ${text.length} characters]`;
+          text = `${cutText(text, maxLineChars)} [line truncated: ${text.length} characters]`;
         const row = `${String(i + 1).padStart(width)}\t${text}`;
         // Keep the whole answer within the budget the model sees, but always show at least one line.
         if (out.length > 0 && used + row.length + 1 > ctx.previewBudget) break;

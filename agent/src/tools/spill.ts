@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cutText } from '@acp-snapshot/session-log';
 import type { ToolContext, ToolOutcome } from './types.js';
 
 /** What the model sees of a long output, and where the whole of it went. */
@@ -36,14 +37,13 @@ function joinParts(a: string, b: string): string {
   return a.endsWith('\n') ? `${a}${b}` : `${a}\n${b}`;
 }
 
-/** At most `max` characters from the start, cut at a line end when one is reasonably close. */
+/**
+ * At most `max` characters from the start, cut at a line end when one is reasonably close, else before
+ * the character (emoji, letter with its marks) that straddles the cut.
+ */
 export function headOf(text: string, max: number): string {
   if (text.length <= max) return text;
-  let head = text.slice(0, max);
+  const head = cutText(text, max);
   const nl = head.lastIndexOf('\n');
-  if (nl >= max / 2) head = head.slice(0, nl + 1);
-  // Never leave half of a surrogate pair at the cut.
-  const last = head.charCodeAt(head.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1);
-  return head;
+  return nl >= max / 2 ? head.slice(0, nl + 1) : head;
 }
