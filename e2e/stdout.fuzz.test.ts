@@ -144,7 +144,8 @@ function options(stdoutFile: string, stderrFile: string): DriverOptions {
     fsRoot: dir,
     scenario,
     name: 'stdout-fuzz',
-    exitGraceMs: 1000,
+    // The agent exits once it wrote everything; the grace only bounds a hang, and a loaded machine writes 37 MB slowly.
+    exitGraceMs: 10_000,
   };
 }
 
