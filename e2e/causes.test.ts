@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { driftCause, headerPromptCause, jsonLinesCause, workspaceCause } from './causes.js';
+import { driftCause, headerPromptCause, jsonLinesCause, perTestDriftText, workspaceCause } from './causes.js';
 import { acceptCommand, summarize } from './summary-reporter.js';
 
 const drift = (scenario: string, hunk: string) => [
@@ -22,6 +22,16 @@ test('one system-prompt change is one cause in every scenario, in a drift and in
   expect(a.detail).toContain('~- Make the [-smallest-]{+minimal+} change.');
   const header = headerPromptCause('A\n- Make the smallest change.\n', 'A\n- Make the minimal change.\n');
   expect(header.key).toBe(a.key);
+});
+
+test('one failing test shows a shared system-prompt change by its changed words only', () => {
+  const text = perTestDriftText(drift('hello', HUNK).join('\n'));
+  expect(text.split('\n')).toEqual([
+    drift('hello', HUNK)[0],
+    '  the system prompt changed (changed words; the hunk is in the summary at the end of the run, the full diff in stderr.txt):',
+    '    ~- Make the [-smallest-]{+minimal+} change.',
+    'If the change was intended, run `npm run refresh -- hello`.',
+  ]);
 });
 
 test('a stdout format change is keyed by the changed field and words, not by the scenario', () => {

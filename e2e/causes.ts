@@ -176,3 +176,19 @@ export function logCause(
   }
   return jsonLinesCause('log', expected, actual);
 }
+
+/**
+ * A drift message as one failing test shows it: for a system-prompt change (shared by every scenario)
+ * only the changed words; the hunk is printed once, in the run's summary, and in full on stderr.
+ */
+export function perTestDriftText(failure: string): string {
+  if (!/first differing part system\n/.test(failure)) return failure;
+  const lines = failure.split('\n');
+  const out = lines.filter((l) => !/^ {4}([-+ ]|@@)/.test(l));
+  return out
+    .join('\n')
+    .replace(
+      '(first hunk; the full diff follows on stderr):',
+      '(changed words; the hunk is in the summary at the end of the run, the full diff in stderr.txt):',
+    );
+}

@@ -51,7 +51,7 @@ test('replay reports are unioned over processes; unused calls are named', () => 
   ]);
   expect(report).toEqual({ consumed: [1, 2, 3], total: 4 });
   expect(unusedCallsProblem('s', report, 4)).toBe(
-    's: 1 of 4 recorded model call(s) were never requested (unused calls: 4, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run `npx playwright test --project=refresh -g s`.',
+    's: 1 of 4 recorded model call(s) were never requested (unused calls: 4, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run `npm run refresh -- s`.',
   );
   expect(unusedCallsProblem('s', { consumed: [1, 2], total: 2 }, 2)).toBeUndefined();
   expect(unionReplayReports(['nothing here'])).toBeUndefined();
@@ -108,7 +108,7 @@ test('toMatchSessionLog passes on normalized equality and explains a difference'
     'The re-persisted, projected session log differs from fixtures/scenarios/s/session.jsonl (first difference at line 2).',
   );
   expect(message).toContain('-{"b":3}\n+{"b":2}');
-  expect(message).toContain('run `npx playwright test --project=refresh -g s`');
+  expect(message).toContain('run `npm run refresh -- s`');
 });
 
 test('failure artifacts are attached inline', async () => {

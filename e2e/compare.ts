@@ -82,7 +82,7 @@ export function unusedCallsProblem(
   const unused: number[] = [];
   for (let n = 1; n <= report.total; n++) if (!report.consumed.includes(n)) unused.push(n);
   if (unused.length === 0) return undefined;
-  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`npx playwright test --project=refresh -g ${name}\`.`;
+  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`npm run refresh -- ${name}\`.`;
 }
 
 /**
@@ -143,7 +143,7 @@ export function replayFailures(
 
 /** The failure message of a scenario whose model calls replay could not serve (drift, exhausted script...). */
 export function replayFailureMessage(name: string, failures: readonly string[]): string {
-  const hint = `npx playwright test --project=refresh -g ${name}`;
+  const hint = `npm run refresh -- ${name}`;
   const text = failures.join('\n');
   return (
     `${name}: replay could not serve the agent's model calls from the recording:\n${text}` +
@@ -239,7 +239,7 @@ export const sessionLogExpect = expect.extend({
       message: () =>
         `The re-persisted, projected session log differs from ${expected.file} (first difference at line ${line}).\n\n${shown}\n` +
         `(full diff, JSON Patch of the first differing event, stdout and stderr are attached)\n` +
-        `If the change is intended, run \`npx playwright test --project=refresh -g ${expected.scenario}\`.`,
+        `If the change is intended, run \`npm run refresh -- ${expected.scenario}\`.`,
     };
   },
 });

@@ -194,7 +194,7 @@ test('stdout-json, canonical-log, sidecars: bytes that are not UTF-8 are named, 
   ]);
   expect(of('canonical-log')).toEqual([
     expect.stringMatching(
-      /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not valid UTF-8 \(byte 0xe9 at column \d+\); regenerate it: npx playwright test --project=refresh -g hello$/,
+      /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not valid UTF-8 \(byte 0xe9 at column \d+\); regenerate it: npm run refresh -- hello$/,
     ),
   ]);
   expect(of('sidecars')).toContain(
@@ -212,7 +212,7 @@ test('canonical-log: a log that is not the canonical packed projection is reject
   const got = await messages('canonical-log');
   expect(got).toHaveLength(2);
   expect(got[0]).toMatch(
-    /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not the canonical packed projection \(regenerate it: npx playwright test --project=refresh -g hello\)$/,
+    /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not the canonical packed projection \(regenerate it: npm run refresh -- hello\)$/,
   );
   expect(got[1]).toMatch(
     /^fixtures\/scenarios\/hello\/workspace\/old\.jsonl:\d+: not the canonical packed projection/,

@@ -327,7 +327,7 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
     const scenario = relative(scenariosDir, dirname(file)).split(sep)[0] ?? '';
     const fix = outside.includes(file)
       ? 'a session log committed outside fixtures/ must be a fixture too: write it with projectLog from @acp-snapshot/session-log, or move it into a scenario'
-      : `regenerate it: npx playwright test --project=refresh -g ${scenario || 'NAME'}`;
+      : `regenerate it: npm run refresh -- ${scenario || 'NAME'}`;
     const { text, notUtf8 } = await readText(file, show(file), fix);
     if (!firstLineIsHeader(text)) continue;
     if (notUtf8) {

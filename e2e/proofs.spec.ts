@@ -164,7 +164,7 @@ test('drift: one changed prompt word fails with the replay drift error naming th
     });
     const failures = replayFailures(run.result.stderr, run.records).join('\n');
     expect(failures).toMatch(/messages\[\d+\]/);
-    expect(failures).toContain(`npx playwright test --project=refresh -g ${ROUND_TRIP}`);
+    expect(failures).toContain(`npm run refresh -- ${ROUND_TRIP}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -15,6 +15,7 @@ import {
   driftCause,
   jsonLinesCause,
   logCause,
+  perTestDriftText,
   workspaceCause,
 } from './causes.js';
 import {
@@ -74,7 +75,7 @@ for (const name of discoverScenarios(fixtures)) {
         const failures = replayFailures(result.stderr, outcome.records);
         if (failures.length > 0) {
           noteCause(testInfo, driftCause(failures));
-          throw new Error(replayFailureMessage(name, failures));
+          throw new Error(replayFailureMessage(name, failures.map(perTestDriftText)));
         }
         expect
           .soft(result.problems, `${name}: input.json's expectations, orphans, the agent's log file on disk`)

@@ -268,8 +268,8 @@ test('malformed-fixture-line: fails at start-up naming session.jsonl:LINE and th
   await expectReportedFailure(testInfo, run, c);
 });
 
-const recordHint = (name: string) => `npx playwright test --project=record -g ${name}`;
-const refreshHint = (name: string) => `npx playwright test --project=refresh -g ${name}`;
+const recordHint = (name: string) => `npm run record -- ${name}`;
+const refreshHint = (name: string) => `npm run refresh -- ${name}`;
 
 test('fixture-exhausted (override): names the scenario, the call index and the re-record command', async ({
   agentCommand,

@@ -195,7 +195,7 @@ const drivers: Record<string, (c: FailureCase) => Promise<void>> = {
     expect(second.chunks).toEqual([]);
     expect(second.error).toMatchObject({ code: 'replay', replayError: c.expect.llmErrorCode });
     expect(second.error!.message).toMatch(c.expect.message);
-    expect(second.error!.message).toContain(`npx playwright test --project=record -g ${SCENARIO}`);
+    expect(second.error!.message).toContain(`npm run record -- ${SCENARIO}`);
     // The same text reaches stderr, where a user reading the agent's output sees it.
     expect(lines.join('\n')).toContain(`llm-replay: ${second.error!.message}`);
     await plugin.close!();

@@ -22,7 +22,7 @@ export async function loadFixture(file: string): Promise<LoadedFixture> {
   } catch {
     throw new ReplayFixtureError(
       `the replay fixture ${file} does not exist: record the scenario first ` +
-        '(`npx playwright test --project=record -g NAME`), or fix ACP_SNAPSHOT_FIXTURE',
+        '(`npm run record -- NAME`), or fix ACP_SNAPSHOT_FIXTURE',
     );
   }
   let log: Awaited<ReturnType<typeof readLogFile>>;

@@ -102,7 +102,7 @@ test('drift: a changed prompt fails call N with the part, recorded vs live text 
       '    recorded (2 chars): "hi"\n' +
       '    live     (8 chars): "hi there"\n' +
       '    (first difference at character 2)\n' +
-      'If the change was intended, run `npx playwright test --project=refresh -g hello` to re-derive the recording from the current code.',
+      'If the change was intended, run `npm run refresh -- hello` to re-derive the recording from the current code.',
   );
   // Also on stderr, line by line.
   expect(lines).toEqual(err.message.split('\n').map((l) => `llm-replay: ${l}`));
@@ -168,7 +168,7 @@ test('exhausted: one call more than recorded names the call index and the record
   expect(err.message).toMatch(
     new RegExp(
       `^ReplayExhaustedError: scenario "hello": the agent made model call 2 \\(turn 1 step 2\\) but ${fixture} holds only 1 recorded model call\\. ` +
-        'The agent now makes more model calls than were recorded\\. If that is intended, re-record the scenario: `npx playwright test --project=record -g hello`',
+        'The agent now makes more model calls than were recorded\\. If that is intended, re-record the scenario: `npm run record -- hello`',
     ),
   );
 });

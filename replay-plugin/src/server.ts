@@ -69,12 +69,12 @@ export class ReplayServer implements LlmPlugin {
   }
 
   private refreshHint(): string {
-    return `If the change was intended, run \`npx playwright test --project=refresh -g ${this.opts.scenario}\` to re-derive the recording from the current code.`;
+    return `If the change was intended, run \`npm run refresh -- ${this.opts.scenario}\` to re-derive the recording from the current code.`;
   }
 
   private recordHint(): string {
     return (
-      `If that is intended, re-record the scenario: \`npx playwright test --project=record -g ${this.opts.scenario}\` ` +
+      `If that is intended, re-record the scenario: \`npm run record -- ${this.opts.scenario}\` ` +
       '(with DEEPSEEK_API_KEY set, or ACP_SNAPSHOT_BASE_URL pointing at an OpenAI-compatible server such as the bundled emulator).'
     );
   }
