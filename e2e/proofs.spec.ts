@@ -15,7 +15,7 @@ import { recordScenario } from './recorder.js';
 import { refreshScenario } from './refresher.js';
 import { runFixtureScenario } from './run.js';
 import type { RunDirs } from './run-dirs.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, type ScenarioPaths, scenarioPaths } from './scenarios.js';
 import { pruneSidecars } from './sidecars.js';
 
 const ROUND_TRIP = 'hello';
@@ -39,6 +39,23 @@ async function snapshotFiles(dir: string): Promise<Record<string, string>> {
 }
 
 type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
+
+/** A replay that equals the scenario's fixtures on every surface: the log, stdout and the workspace. */
+async function expectReplayEqualsFixtures(
+  name: string,
+  paths: ScenarioPaths,
+  run: ScenarioRun,
+): Promise<void> {
+  expect(run.result.problems).toEqual([]);
+  expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
+  const session = await readFile(paths.session, 'utf8');
+  expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
+  expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
+    normalizeJsonlText(session),
+  );
+  expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
+  expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
+}
 
 /** Replays the named committed scenarios two at a time (each run has its own roots, so they are independent). */
 async function replayCorpus(
@@ -92,15 +109,7 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
           dirs: runDirs,
           agentCommand: replayCommand,
         });
-        expect(run.result.problems).toEqual([]);
-        expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
-        const session = await readFile(paths.session, 'utf8');
-        expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
-        expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
-          normalizeJsonlText(session),
-        );
-        expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
-        expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
+        await expectReplayEqualsFixtures(name, paths, run);
       });
       await test.step('record again', () =>
         recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
@@ -293,15 +302,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
           agentCommand: command,
           agents,
         });
-        expect(run.result.problems).toEqual([]);
-        expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
-        const session = await readFile(paths.session, 'utf8');
-        expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
-        expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
-          normalizeJsonlText(session),
-        );
-        expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
-        expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
+        await expectReplayEqualsFixtures(name, paths, run);
       });
     }
   } finally {
