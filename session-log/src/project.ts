@@ -86,7 +86,6 @@ function chunkChannel(chunk: StreamChunk): string | undefined {
  * becomes slice placeholders instead of staying half replaced (see roots.ts).
  */
 export function replaceRecordRoots(records: readonly LogRecord[], replacer: RootReplacer): LogRecord[] {
-  const out = records.map((r) => replacer.value(r));
   const streams = new Map<string, number[]>();
   records.forEach((r, i) => {
     const e = r.event;
@@ -98,16 +97,19 @@ export function replaceRecordRoots(records: readonly LogRecord[], replacer: Root
     list.push(i);
     streams.set(key, list);
   });
+  // Streamed fragments are replaced once, as runs; every other record field by field.
+  const streamed = new Map<number, string>();
   for (const indexes of streams.values()) {
-    if (indexes.length < 2) continue;
     const texts = indexes.map((i) => chunkText((records[i]!.event as EventOf<'assistant/chunk'>).chunk));
     const pieces = replacer.pieces(texts);
-    indexes.forEach((i, k) => {
-      const e = out[i]!.event as EventOf<'assistant/chunk'>;
-      out[i] = { ...out[i]!, event: { ...e, chunk: withChunkText(e.chunk, pieces[k]!) } };
-    });
+    indexes.forEach((i, k) => streamed.set(i, pieces[k]!));
   }
-  return out;
+  return records.map((r, i) => {
+    const piece = streamed.get(i);
+    if (piece === undefined) return replacer.value(r);
+    const e = r.event as EventOf<'assistant/chunk'>;
+    return { ...r, event: { ...e, chunk: withChunkText(e.chunk, piece) } };
+  });
 }
 
 function chunkText(c: StreamChunk): string {
