@@ -22,6 +22,8 @@ export interface Cause {
   key: string;
   /** What a reader sees once in the summary: the change. */
   detail: string;
+  /** For a field difference: where (line and JSON path) and the change, for a short per-test message. */
+  field?: { line: number; path: string; change: string };
 }
 
 /**
@@ -124,6 +126,7 @@ export function jsonLinesCause(kind: 'stdout' | 'log', expected: string, actual:
   return {
     kind,
     key: `${kind} ${op.op} ${path} ${changes}`,
+    field: { line: i + 1, path: op.path, change },
     detail: `${kind}: ${op.op} at ${path} (first at line ${i + 1}): ${change}`,
   };
 }

@@ -104,9 +104,18 @@ for (const name of discoverScenarios(fixtures)) {
               live: projected.sidecars,
             }),
           );
-        if (stdoutText !== expectedStdout)
-          noteCause(testInfo, jsonLinesCause('stdout', expectedStdout, stdoutText));
-        expect.soft(stdoutText).toMatchSnapshot([name, 'stdout.expected.jsonl']);
+        const stdoutCause =
+          stdoutText === expectedStdout ? undefined : jsonLinesCause('stdout', expectedStdout, stdoutText);
+        noteCause(testInfo, stdoutCause);
+        // The changed field leads the message: the lines of the diff below are too long to show it.
+        expect
+          .soft(
+            stdoutText,
+            stdoutCause &&
+              `${name}: stdout differs from stdout.expected.jsonl${stdoutCause.field ? ` at line ${stdoutCause.field.line}, ${stdoutCause.field.path}:\n  ${stdoutCause.field.change}` : ''}\n` +
+                `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`,
+          )
+          .toMatchSnapshot([name, 'stdout.expected.jsonl']);
         const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
         const workspaceFile = shown(paths.workspaceExpected);
         if (expectedWorkspace !== outcome.workspaceText)
