@@ -102,7 +102,7 @@ export function replaceRecordRoots(records: readonly LogRecord[], replacer: Root
   for (const indexes of streams.values()) {
     const texts = indexes.map((i) => chunkText((records[i]!.event as EventOf<'assistant/chunk'>).chunk));
     const pieces = replacer.pieces(texts);
-    indexes.forEach((i, k) => streamed.set(i, pieces[k]!));
+    for (const [k, i] of indexes.entries()) streamed.set(i, pieces[k]!);
   }
   return records.map((r, i) => {
     const piece = streamed.get(i);
