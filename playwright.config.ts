@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import type { SnapshotOptions } from './e2e/fixtures.js';
 import { fixturesDir, NAMED_AGENTS, REPO_ROOT } from './e2e/scenarios.js';
@@ -20,13 +20,19 @@ const agents = NAMED_AGENTS;
 const stdoutSnapshots = `${fixturesDir()}/scenarios/{arg}{ext}`;
 
 /**
+ * Where a run writes its results and reports: the repository by default, elsewhere with
+ * ACP_SNAPSHOT_RESULTS (so a test can run the suite's own commands without touching its outer run's reports).
+ */
+const results = process.env.ACP_SNAPSHOT_RESULTS ? resolve(process.env.ACP_SNAPSHOT_RESULTS) : '.';
+
+/**
  * Projects:
  * - guards, replay: the default run (`npx playwright test`): fixture-tree checks + keyless replay of every scenario.
  * - unit: package unit/property tests and agent process tests (run by `npm test`).
  * - record, refresh: rewrite fixtures; only when named with --project.
  */
 export default defineConfig<SnapshotOptions>({
-  outputDir: 'test-results',
+  outputDir: join(results, 'test-results'),
   retries: 0,
   workers: 2,
   forbidOnly: CI,
@@ -34,14 +40,23 @@ export default defineConfig<SnapshotOptions>({
   globalSetup: './e2e/global-setup.ts',
   reporter: [
     ['list'],
-    ['html', { open: 'never', outputFolder: 'playwright-report' }],
-    ['json', { outputFile: 'test-results/report.json' }],
+    ['html', { open: 'never', outputFolder: join(results, 'playwright-report') }],
+    ['json', { outputFile: join(results, 'test-results/report.json') }],
     // One block per shared cause at the end of a red run, with the command that accepts it.
     ['./e2e/summary-reporter.ts'],
-    ...(CI ? ([['blob', { outputDir: 'blob-report' }]] as const) : []),
+    ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
   use: { trace: 'retain-on-failure', agents },
   projects: [
+    // First, so `npx playwright test --ui` opens on it (UI mode selects the first project).
+    {
+      name: 'replay',
+      testDir: './e2e',
+      testMatch: 'replay.spec.ts',
+      snapshotPathTemplate: stdoutSnapshots,
+      timeout: 120_000,
+      use: { agentCommand: agent('replay.json') },
+    },
     // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
     {
       name: 'conformance',
@@ -74,14 +89,6 @@ export default defineConfig<SnapshotOptions>({
       use: { agentCommand: agent('replay.json') },
     },
     {
-      name: 'replay',
-      testDir: './e2e',
-      testMatch: 'replay.spec.ts',
-      snapshotPathTemplate: stdoutSnapshots,
-      timeout: 120_000,
-      use: { agentCommand: agent('replay.json') },
-    },
-    {
       name: 'record',
       default: false,
       testDir: './e2e',
@@ -95,7 +102,7 @@ export default defineConfig<SnapshotOptions>({
       name: 'record-emulator',
       default: false,
       testDir: './e2e',
-      testMatch: 'proofs.spec.ts',
+      testMatch: ['proofs.spec.ts', 'commands.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },

@@ -9,8 +9,13 @@ import { firstHunk, resolveSystemPrompt, type SessionHeader } from '@acp-snapsho
 import { diffWordsWithSpace } from 'diff';
 import fjp from 'fast-json-patch';
 
-/** The annotation type a failing replay test carries its cause under. */
-export const CAUSE_ANNOTATION = 'acp-snapshot-cause';
+/**
+ * The annotation type a failing replay test carries its cause under, as JSON for the summary reporter.
+ * The leading `_` keeps it out of the HTML report, which shows the readable {@link CAUSE_TEXT} instead.
+ */
+export const CAUSE_ANNOTATION = '_acp-snapshot-cause';
+/** The annotation a reader sees in the HTML report: the cause in words. */
+export const CAUSE_TEXT = 'cause';
 
 /** What a cause is about, and so which command accepts it. */
 export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace';

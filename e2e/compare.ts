@@ -142,11 +142,11 @@ export function replayFailures(
 }
 
 /** The failure message of a scenario whose model calls replay could not serve (drift, exhausted script...). */
-export function replayFailureMessage(name: string, failures: readonly string[]): string {
+export function replayFailureMessage(name: string, failures: readonly string[], step?: string): string {
   const hint = `npm run refresh -- ${name}`;
   const text = failures.join('\n');
   return (
-    `${name}: replay could not serve the agent's model calls from the recording:\n${text}` +
+    `${name}: replay could not serve the agent's model calls from the recording${step ? ` (${step} failed)` : ''}:\n${text}` +
     (text.includes(hint) ? '' : `\nIf the change is intended, run \`${hint}\`.`)
   );
 }
@@ -176,6 +176,9 @@ export function firstEventPatch(
   return { line, patch, expected: e, actual: a };
 }
 
+/** The content type of JSON Lines attachments. */
+export const JSONL = 'application/jsonl';
+
 /** Everything attached to a failing scenario test. */
 export interface FailureArtifacts {
   result?: DriverResult;
@@ -197,6 +200,9 @@ export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtif
   const scrub = a.scrub ?? ((t: string) => t);
   const text = (name: string, body: string, contentType = 'text/plain') =>
     testInfo.attach(name, { body: Buffer.from(scrub(body)), contentType });
+  // JSON Lines: shown inline in the HTML report, left out of the terminal (which prints only text/*),
+  // where the error message already says what changed.
+  const jsonl = (name: string, body: string) => text(name, body, JSONL);
   if (a.expectedLog !== undefined && a.actualLog !== undefined && a.expectedLog !== a.actualLog) {
     await text(
       'session.jsonl.diff',
@@ -212,14 +218,14 @@ export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtif
       );
   }
   if (a.result) {
-    await text('stdout.raw.jsonl', a.result.stdout.map((l) => l.text).join('\n'));
+    await jsonl('stdout.raw.jsonl', a.result.stdout.map((l) => l.text).join('\n'));
     await text(
       'stderr.txt',
       a.result.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'),
     );
   }
-  if (a.actualLog !== undefined) await text('session.projected.jsonl', a.actualLog);
-  if (a.rawLog !== undefined) await text('session.raw.jsonl', a.rawLog);
+  if (a.actualLog !== undefined) await jsonl('session.projected.jsonl', a.actualLog);
+  if (a.rawLog !== undefined) await jsonl('session.raw.jsonl', a.rawLog);
 }
 
 /** Custom matchers: `expect(actualProjection).toMatchSessionLog({ text, file, scenario })`. */

@@ -162,10 +162,10 @@ test('workspace-expected: workspace.expected.json must be valid and canonical, n
   );
   await writeFile(join(d, 'workspace.expected.json'), '{"files":[]}');
   expect(await messages('workspace-expected')).toEqual([
-    'fixtures/scenarios/bad-entry/workspace.expected.json: files[0].lines: Invalid input: expected array, received string (an entry is {path, change: added|changed|deleted, kind: text|binary|symlink|directory|other, ...}); rewrite it: npx playwright test --update-snapshots -g bad-entry',
-    'fixtures/scenarios/compact/workspace.expected.json:1: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g compact',
-    'fixtures/scenarios/reordered/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g reordered',
-    'fixtures/scenarios/unsorted/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npx playwright test --update-snapshots -g unsorted',
+    'fixtures/scenarios/bad-entry/workspace.expected.json: files[0].lines: Invalid input: expected array, received string (an entry is {path, change: added|changed|deleted, kind: text|binary|symlink|directory|other, ...}); rewrite it: npm run test:snapshot:update -- -g bad-entry',
+    'fixtures/scenarios/compact/workspace.expected.json:1: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npm run test:snapshot:update -- -g compact',
+    'fixtures/scenarios/reordered/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npm run test:snapshot:update -- -g reordered',
+    'fixtures/scenarios/unsorted/workspace.expected.json:4: not canonical (pretty JSON with 2-space indent, entries sorted by path, keys in the fixed order path, change, kind, ...; a final newline); rewrite it: npm run test:snapshot:update -- -g unsorted',
   ]);
 });
 
@@ -173,7 +173,7 @@ test('stdout-json: every stdout.expected.jsonl line parses', async () => {
   const { dir: s } = await goodScenario('hello');
   await writeFile(join(s, 'stdout.expected.jsonl'), '{"a":1}\nDEBUG hello\n');
   expect(await messages('stdout-json')).toEqual([
-    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not JSON (every line must parse; regenerate with npx playwright test -g hello --update-snapshots)',
+    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not JSON (every line must parse; regenerate it: npm run test:snapshot:update -- -g hello)',
   ]);
 });
 
@@ -190,11 +190,11 @@ test('stdout-json, canonical-log, sidecars: bytes that are not UTF-8 are named, 
   const found = await checkFixtures(fx, opts());
   const of = (rule: string) => found.filter((v) => v.rule === rule).map((v) => v.message);
   expect(of('stdout-json')).toEqual([
-    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not valid UTF-8 (byte 0xe9 at column 10); regenerate with npx playwright test -g hello --update-snapshots',
+    'fixtures/scenarios/hello/stdout.expected.jsonl:2: not valid UTF-8 (byte 0xe9 at column 10); regenerate it: npm run test:snapshot:update -- -g hello',
   ]);
   expect(of('canonical-log')).toEqual([
     expect.stringMatching(
-      /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not valid UTF-8 \(byte 0xe9 at column \d+\); regenerate it: npm run refresh -- hello$/,
+      /^fixtures\/scenarios\/hello\/session\.jsonl:\d+: not valid UTF-8 \(byte 0xe9 at column \d+\); refresh cannot read it either; restore the committed one: git checkout -- fixtures\/scenarios\/hello\/session\.jsonl, or record it anew: npm run record -- hello$/,
     ),
   ]);
   expect(of('sidecars')).toContain(

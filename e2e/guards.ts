@@ -44,6 +44,8 @@ export type GuardRule = (typeof GUARD_RULES)[number];
 export interface Violation {
   rule: GuardRule;
   message: string;
+  /** The scenario the violation is in, when it is in one (so `-g NAME` runs that scenario's rules). */
+  scenario?: string;
 }
 
 /** Options for {@link checkFixtures}. */
@@ -196,8 +198,15 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
   const base = opts.displayBase ?? dirname(fixturesDir);
   const show = (p: string) => relative(base, p) || '.';
   const out: Violation[] = [];
-  const add = (rule: GuardRule, message: string) => out.push({ rule, message });
   const scenariosDir = join(fixturesDir, 'scenarios');
+  // Every message starts with the path it is about; a path inside a scenario directory names the scenario.
+  const scenarioPrefix = `${show(scenariosDir)}/`;
+  const add = (rule: GuardRule, message: string) => {
+    const scenario = message.startsWith(scenarioPrefix)
+      ? /^[^/:\s]+/.exec(message.slice(scenarioPrefix.length))?.[0]
+      : undefined;
+    out.push(scenario ? { rule, message, scenario } : { rule, message });
+  };
   const sidecarsDir = join(fixturesDir, 'sidecars');
 
   if (!(await isDir(fixturesDir))) {
@@ -325,10 +334,15 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
     if (!file.endsWith('.jsonl')) continue;
     if (file.endsWith(ALL_ROW_KINDS_SOURCE)) continue; // the raw source recording is deliberately not projected
     const scenario = relative(scenariosDir, dirname(file)).split(sep)[0] ?? '';
-    const fix = outside.includes(file)
+    const isOutside = outside.includes(file);
+    const fix = isOutside
       ? 'a session log committed outside fixtures/ must be a fixture too: write it with projectLog from @acp-snapshot/session-log, or move it into a scenario'
       : `regenerate it: npm run refresh -- ${scenario || 'NAME'}`;
-    const { text, notUtf8 } = await readText(file, show(file), fix);
+    // Refresh replays the log it rewrites, so a log that does not parse can only be restored or recorded anew.
+    const unreadableFix = isOutside
+      ? fix
+      : `refresh cannot read it either; restore the committed one: git checkout -- ${show(file)}, or record it anew: npm run record -- ${scenario || 'NAME'}`;
+    const { text, notUtf8 } = await readText(file, show(file), unreadableFix);
     if (!firstLineIsHeader(text)) continue;
     if (notUtf8) {
       add('canonical-log', notUtf8);
@@ -346,7 +360,7 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
         );
       }
     } catch (err) {
-      add('canonical-log', `${(err as Error).message} (${fix})`);
+      add('canonical-log', `${(err as Error).message} (${unreadableFix})`);
       continue;
     }
     for (const ev of events) {
@@ -425,8 +439,7 @@ export async function checkFixtures(fixturesDir: string, opts: GuardOptions = {}
 }
 
 /** The command that rewrites a scenario's stdout snapshot. */
-const regenerateStdout = (name: string) =>
-  `regenerate with npx playwright test -g ${name} --update-snapshots`;
+const regenerateStdout = (name: string) => `regenerate it: npm run test:snapshot:update -- -g ${name}`;
 
 /**
  * A file's text, decoded leniently so the checks can go on, and the message saying where it is not

@@ -4,9 +4,9 @@
  * a key and base URL exported; a changed prompt fails with the replay drift error, not a generic diff.
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { replayFailures, unusedRecordedCalls } from './compare.js';
+import { tempFixtures } from './fixture-copy.js';
 import { expect, test } from './fixtures.js';
 import { checkFixtures } from './guards.js';
 import { adoptRecordedProvider } from './harvest.js';
@@ -19,15 +19,6 @@ import { discoverScenarios, fixturesDir, REPO_ROOT, type ScenarioPaths, scenario
 import { pruneSidecars } from './sidecars.js';
 
 const ROUND_TRIP = 'hello';
-
-async function tempFixtures(names: string[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'acp-snap-proof-'));
-  await mkdir(join(dir, 'scenarios'), { recursive: true });
-  await cp(join(fixturesDir(), 'sidecars'), join(dir, 'sidecars'), { recursive: true });
-  for (const n of names)
-    await cp(join(fixturesDir(), 'scenarios', n), join(dir, 'scenarios', n), { recursive: true });
-  return dir;
-}
 
 async function snapshotFiles(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

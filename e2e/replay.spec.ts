@@ -11,6 +11,7 @@ import { relative } from 'node:path';
 import type { TestInfo } from '@playwright/test';
 import {
   CAUSE_ANNOTATION,
+  CAUSE_TEXT,
   type Cause,
   driftCause,
   jsonLinesCause,
@@ -27,18 +28,22 @@ import {
   sessionLogExpect,
   unusedRecordedCalls,
 } from './compare.js';
+import { DriverError } from './driver.js';
 import { expect, test } from './fixtures.js';
 import { adoptRecordedProvider } from './harvest.js';
 import { normalizeJsonlText } from './normalize.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
+import { shortError } from './short-error.js';
 import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from './workspace.js';
 
 const fixtures = fixturesDir();
 
 /** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
 function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
-  if (cause) testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
+  if (!cause) return;
+  testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
+  testInfo.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
 }
 /** A fixture path as messages show it: repository-relative, or absolute for a fixtures copy elsewhere. */
 const shown = (p: string) => (relative(REPO_ROOT, p).startsWith('..') ? p : relative(REPO_ROOT, p));
@@ -59,7 +64,12 @@ for (const name of discoverScenarios(fixtures)) {
       });
     } catch (e) {
       await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
-      throw e;
+      // A step that failed because replay could not serve the model: the drift is the cause, the step its symptom.
+      const failures = e instanceof DriverError ? replayFailures(e.result.stderr, []) : [];
+      if (failures.length === 0) throw e;
+      noteCause(testInfo, driftCause(failures));
+      const step = /^[^:]*: (step \d+ \([^\n]*?\)): /.exec(e instanceof Error ? e.message : '')?.[1];
+      throw shortError(replayFailureMessage(name, [perTestDriftText(failures.join('\n'))], step));
     }
     const { result, projected, stdoutText } = outcome;
     // The replayed header names the replay plugin; the recording's provider is adopted before comparing (harvest.ts).
@@ -70,12 +80,14 @@ for (const name of discoverScenarios(fixtures)) {
       description: String(result.processMs.reduce((a, b) => a + b, 0)),
     });
     let threw = false;
+    // Set once the log is compared: a run that stopped at a drift has no log diff worth showing.
+    let logCompared = false;
     try {
       await test.step('compare with the fixtures', async () => {
         const failures = replayFailures(result.stderr, outcome.records);
         if (failures.length > 0) {
           noteCause(testInfo, driftCause(failures));
-          throw new Error(replayFailureMessage(name, failures.map(perTestDriftText)));
+          throw shortError(replayFailureMessage(name, [perTestDriftText(failures.join('\n'))]));
         }
         expect
           .soft(result.problems, `${name}: input.json's expectations, orphans, the agent's log file on disk`)
@@ -84,9 +96,10 @@ for (const name of discoverScenarios(fixtures)) {
         // Checked only when they fail, so a passing test shows no step titled like a failure.
         if (unused) expect.soft(unused, 'every recorded model call is made').toBeUndefined();
         if (expectedLog === undefined)
-          throw new Error(
+          throw shortError(
             `${relative(REPO_ROOT, paths.session)} is missing; record it: npm run record -- ${name}`,
           );
+        logCompared = true;
         sessionLogExpect.soft(actualLog).toMatchSessionLog({
           text: expectedLog ?? '',
           file: relative(REPO_ROOT, paths.session),
@@ -136,7 +149,7 @@ for (const name of discoverScenarios(fixtures)) {
       if (threw || testInfo.errors.length > 0) {
         await attachFailureArtifacts(testInfo, {
           result,
-          ...(expectedLog !== undefined ? { expectedLog } : {}),
+          ...(expectedLog !== undefined && logCompared ? { expectedLog } : {}),
           actualLog,
           rawLog: outcome.rawLog,
         });

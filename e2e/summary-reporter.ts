@@ -19,8 +19,9 @@ export function acceptCommand(kind: CauseKind, scenarios: readonly string[], all
   // Many names read worse than refreshing everything: refresh leaves unaffected scenarios byte-identical.
   const names = all || scenarios.length > MAX_NAMED ? '' : ` -- ${scenarios.join(' ')}`;
   if (kind === 'request' || kind === 'log') return `npm run refresh${names}`;
-  const grep = scenarios.length === 1 ? scenarios[0]! : `^(${scenarios.join('|')})$`;
-  return `npm run test:snapshot:update${all || scenarios.length > MAX_NAMED ? '' : ` -- -g '${grep}'`}`;
+  // One name is spelled as the per-test messages spell it; several need a quoted pattern.
+  const grep = scenarios.length === 1 ? scenarios[0]! : `'^(${scenarios.join('|')})$'`;
+  return `npm run test:snapshot:update${all || scenarios.length > MAX_NAMED ? '' : ` -- -g ${grep}`}`;
 }
 
 /** The summary text of the grouped causes ('' when no failure carried a cause). */

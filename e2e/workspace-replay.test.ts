@@ -77,7 +77,7 @@ test('an edit that writes other content than workspace.expected.json fails namin
   expect(failed.exitCode, failed.all).toBe(1);
   const file = `${join(scratch, 'fixtures', 'scenarios', NAME)}/workspace.expected.json`;
   expect(failed.all).toContain(
-    `Error: ${NAME}: the workspace the agent left differs from ${file}: greeting.py (changed), line 2: expected "    return \\"Hello, ACP!\\"", got "    return \\"Hello, ACP\\"". If the change is intended, run \`npx playwright test --update-snapshots -g ${NAME}\`.`,
+    `Error: ${NAME}: the workspace the agent left differs from ${file}: greeting.py (changed), line 2: expected "    return \\"Hello, ACP!\\"", got "    return \\"Hello, ACP\\"". If the change is intended, run \`npm run test:snapshot:update -- -g ${NAME}\`.`,
   );
   // Playwright's snapshot diff shows the differing line.
   expect(failed.all).toMatch(/-\s+" {4}return \\"Hello, ACP!\\"",\n\s+\+\s+" {4}return \\"Hello, ACP\\"",/);

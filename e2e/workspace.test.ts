@@ -218,7 +218,7 @@ test('a differing workspace is reported by its first difference: the file and th
       actual,
     ),
   ).toBe(
-    'edit-allowed: the workspace the agent left differs from fixtures/scenarios/edit-allowed/workspace.expected.json: greeting.py (changed), line 2: expected "    return \\"Hello, ACP\\"", got "    return \\"Hello, world\\"". If the change is intended, run `npx playwright test --update-snapshots -g edit-allowed`.',
+    'edit-allowed: the workspace the agent left differs from fixtures/scenarios/edit-allowed/workspace.expected.json: greeting.py (changed), line 2: expected "    return \\"Hello, ACP\\"", got "    return \\"Hello, world\\"". If the change is intended, run `npm run test:snapshot:update -- -g edit-allowed`.',
   );
   const w = (files: WorkspaceChange[]) => ({ files });
   expect(firstWorkspaceDifference(w([]), w([{ path: 'x', change: 'deleted' }]))).toBe(
@@ -235,6 +235,6 @@ test('a differing workspace is reported by its first difference: the file and th
   ).toBe('x: expected added (text), got added (binary)');
   expect(firstWorkspaceDifference(w([]), w([]))).toBeUndefined();
   expect(workspaceMismatchMessage('s', 'f.json', undefined, '')).toBe(
-    'f.json is missing. If the change is intended, run `npx playwright test --update-snapshots -g s`.',
+    'f.json is missing. If the change is intended, run `npm run test:snapshot:update -- -g s`.',
   );
 });

@@ -86,7 +86,7 @@ export function serializeWorkspace(w: WorkspaceExpectation): string {
 
 /** Parses a `workspace.expected.json` text; a bad entry is a WorkspaceFileError naming `file` and the entry. */
 export function parseWorkspace(text: string, file: string): WorkspaceExpectation {
-  const fix = 'rewrite it: npx playwright test --update-snapshots -g NAME';
+  const fix = 'rewrite it: npm run test:snapshot:update -- -g NAME';
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -122,7 +122,7 @@ export function parseWorkspace(text: string, file: string): WorkspaceExpectation
 
 /** Why a `workspace.expected.json` text is not canonical (or not valid), or undefined when it is. */
 export function workspaceFileProblem(text: string, file: string, name: string): string | undefined {
-  const fix = `rewrite it: npx playwright test --update-snapshots -g ${name}`;
+  const fix = `rewrite it: npm run test:snapshot:update -- -g ${name}`;
   let parsed: WorkspaceExpectation;
   try {
     parsed = parseWorkspace(text, file);
@@ -246,7 +246,7 @@ export function workspaceMismatchMessage(
   expectedText: string | undefined,
   actualText: string,
 ): string {
-  const fix = `If the change is intended, run \`npx playwright test --update-snapshots -g ${name}\`.`;
+  const fix = `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`;
   if (expectedText === undefined) return `${file} is missing. ${fix}`;
   let first: string | undefined;
   try {
