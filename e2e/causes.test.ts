@@ -72,7 +72,7 @@ test('the summary prints each cause once with the scenarios and the one command 
   expect(text).toContain('acp-snapshot: 3 failing scenario(s), 2 cause(s):');
   expect(text).toContain("1. 2 scenarios: the model request's system changed:");
   expect(text).toContain('   if intended, accept it with: npm run refresh -- hello read-file');
-  expect(text).toContain("   if intended, accept it with: npm run test:snapshot:update -- -g bash-spill");
+  expect(text).toContain('   if intended, accept it with: npm run test:snapshot:update -- -g bash-spill');
   expect(acceptCommand('request', ['a', 'b'], true)).toBe('npm run refresh');
   expect(acceptCommand('request', 'abcdefgh'.split(''), false)).toBe('npm run refresh');
   expect(summarize([], 3)).toBe('');

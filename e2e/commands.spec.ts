@@ -4,49 +4,14 @@
  * and `npx playwright test`), takes the command the failure names from its output, runs that, and
  * sees the suite green again. Run by `npm test` (project record-emulator: recording needs the emulator).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { tempFixtures } from './fixture-copy.js';
 import { expect, test } from './fixtures.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
-import { pruneSidecars } from './sidecars.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';
-
-interface Shell extends AsyncDisposable {
-  /** Runs a command line in the repository against the scratch fixtures; never throws on a failing exit. */
-  run(command: string): Promise<{ exitCode: number; output: string }>;
-  /** The scratch project: its fixtures/ directory holds the copy (as a repository's does). */
-  project: string;
-  fixtures: string;
-}
-
-/** A scratch project whose fixtures/ holds {@link NAME} with only its own sidecars, and a shell using it. */
-async function scratch(extraEnv: Record<string, string> = {}): Promise<Shell> {
-  const root = await mkdtemp(join(tmpdir(), 'acp-snap-commands-'));
-  const project = join(root, 'project');
-  const fixtures = await tempFixtures([NAME], join(project, 'fixtures'));
-  await pruneSidecars(fixtures);
-  const env = {
-    ...extraEnv,
-    ACP_SNAPSHOT_FIXTURES: fixtures,
-    ACP_SNAPSHOT_RESULTS: join(root, 'results'),
-    FORCE_COLOR: '0',
-  };
-  return {
-    project,
-    fixtures,
-    async run(command) {
-      const r = await execa('sh', ['-c', command], { cwd: REPO_ROOT, env, all: true, reject: false });
-      return { exitCode: r.exitCode ?? 1, output: r.all ?? '' };
-    },
-    async [Symbol.asyncDispose]() {
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-}
+const scratch = (env?: Record<string, string>) => scratchProject(NAME, env);
 
 /** The first command in the output that starts with `prefix`: up to a backtick, a parenthesis, ", " or the line's end. */
 function suggested(output: string, prefix: string): string {

@@ -1,0 +1,101 @@
+/// <reference lib="dom" />
+/**
+ * What a reviewer sees: a scenario whose stdout changed fails, and its page in Playwright's HTML report,
+ * opened in real Chromium, shows the changed words on the first screen without scrolling sideways
+ * (stdout lines are ~300-character JSON; a diff of whole lines hides the change past the right edge).
+ * Run by `npm test` (project record-emulator); Debian's chromium is installed by `.ci/run`.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+import { scratchProject } from './scratch-project.js';
+
+const NAME = 'hello';
+const CHROMIUM = '/usr/bin/chromium';
+/** A laptop screen: what a reviewer has. */
+const VIEWPORT = { width: 1280, height: 800 };
+/** As root on a closed network, Chromium needs these to start at once and quietly. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+interface WordBox {
+  found: boolean;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  /** The narrowest box of the scrolling ancestors the word sits in (the page's viewport at most). */
+  clip: { left: number; right: number; top: number; bottom: number };
+}
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright needs the fixtures argument destructured; this test uses none.
+test('a reviewer sees the changed words of a failing stdout diff on the first screen of the HTML report', async ({}, testInfo) => {
+  test.skip(!discoverScenarios(fixturesDir()).includes(NAME), `scenario ${NAME} not committed yet`);
+  test.skip(!existsSync(CHROMIUM), `${CHROMIUM} is missing; install it: apt-get install -y chromium`);
+  await using sh = await scratchProject(NAME);
+  const paths = scenarioPaths(sh.fixtures, NAME);
+  const committed = await readFile(paths.stdout, 'utf8');
+  await writeFile(paths.stdout, committed.replace('"text":" Nice"', '"text":" Glad"'));
+  const red = await sh.run(`npx playwright test -g ${NAME}`);
+  expect(red.exitCode, red.output).toBe(1);
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    await page.goto(`file://${join(sh.results, 'playwright-report', 'index.html')}`);
+    await page.getByRole('link', { name: NAME, exact: true }).click();
+    const error = page.getByText('stdout differs from stdout.expected.jsonl').first();
+    await expect(error).toBeVisible();
+    const screenshot = await page.screenshot();
+    await testInfo.attach('report page', { body: screenshot, contentType: 'image/png' });
+    // The live word, first where the error shows it: a text range, not its element, whose box may be a whole
+    // line wider than the screen. (The annotations above the error show the cause too; they do not count.)
+    const box: WordBox = await error.evaluate((start, word) => {
+      let root: Element = start;
+      while (root.parentElement && !root.textContent?.includes(word)) root = root.parentElement;
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const text = n as Text;
+        const at = text.data.indexOf(word);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        const r = range.getBoundingClientRect();
+        const clip = { left: 0, right: window.innerWidth, top: 0, bottom: window.innerHeight };
+        for (let el = text.parentElement; el; el = el.parentElement) {
+          const style = getComputedStyle(el);
+          if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+          const c = el.getBoundingClientRect();
+          clip.left = Math.max(clip.left, c.left);
+          clip.right = Math.min(clip.right, c.right);
+          clip.top = Math.max(clip.top, c.top);
+          clip.bottom = Math.min(clip.bottom, c.bottom);
+        }
+        return { found: true, left: r.left, right: r.right, top: r.top, bottom: r.bottom, clip };
+      }
+      const none = { left: 0, right: 0, top: 0, bottom: 0 };
+      return { found: false, ...none, clip: none };
+    }, 'Nice');
+    expect(box.found, 'the changed word is in the error').toBe(true);
+    expect(box.left, 'the changed word starts inside the visible area').toBeGreaterThanOrEqual(box.clip.left);
+    expect(
+      box.right,
+      'the changed word ends inside the visible area (no sideways scrolling)',
+    ).toBeLessThanOrEqual(box.clip.right);
+    expect(box.bottom, 'the changed word is on the first screen').toBeLessThanOrEqual(box.clip.bottom);
+    expect(box.top).toBeGreaterThanOrEqual(box.clip.top);
+  } finally {
+    await browser.close();
+  }
+});
