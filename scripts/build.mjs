@@ -11,6 +11,13 @@ const entries = [
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
   { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
   { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
+  // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
+  // only Playwright, which the user's project installs, stays outside.
+  {
+    in: 'harness/src/index.ts',
+    out: 'harness/dist/index.js',
+    external: ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'],
+  },
 ];
 
 const started = Date.now();
@@ -33,7 +40,12 @@ await Promise.all(
         sourcemap: 'linked',
         logLevel: 'warning',
         // zod is shared too: bundling it into every bundle made the agent evaluate it three times at start-up.
-        external: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay', './plugins/*', 'zod'],
+        external: e.external ?? [
+          '@acp-snapshot/session-log',
+          '@acp-snapshot/llm-replay',
+          './plugins/*',
+          'zod',
+        ],
         // Bundled CommonJS dependencies still call require(); give them one.
         banner: {
           js: `${e.banner ? `${e.banner}\n` : ''}import { createRequire as __acpCreateRequire } from 'node:module'; const require = __acpCreateRequire(import.meta.url);`,

@@ -1,0 +1,335 @@
+/**
+ * The `acp` fixture's driver: an ACP client on the SDK, connected to one agent process at a time over
+ * stdio, that a test drives step by step (initialize, new/load session, prompt with any content
+ * blocks, cancel, restart). Permission requests are answered from a queue the test fills (an
+ * unanswered request fails the test, naming it); fs requests are served inside the session cwd. The raw
+ * stdout is kept exactly as written, across restarts, for `toMatchAcpSnapshot()`. Each exchange is one
+ * `test.step`, with what the agent did inside it as nested steps.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import { AgentProcess, type StdoutLine } from '../../e2e/agent-process.js';
+import type { StepRunner } from '../../e2e/driver.js';
+import { chooseOption } from '../../e2e/driver.js';
+import { Exchange } from '../../e2e/exchange.js';
+import type { TestRoots } from '../../e2e/roots.js';
+import type { AgentProfile } from './profile.js';
+
+/** How a test answers a permission request: by option kind, or by a function of the request. */
+export type PermissionAnswer =
+  | 'allow'
+  | 'reject'
+  | 'cancel'
+  | ((request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse['outcome']);
+
+/** What the client needs to start and talk to the agent. */
+export interface AcpClientOptions {
+  /** The agent command line. */
+  command: readonly string[];
+  /** The agent's complete environment (nothing else is inherited). */
+  env: Record<string, string>;
+  /** Where the agent process starts, and the cwd sent in session/new and session/load. */
+  cwd: string;
+  /** The client capabilities sent in initialize (default: fs read and write, no terminal). */
+  clientCapabilities?: acp.ClientCapabilities;
+  /** How long a process may take to exit after stdin closes before its group is killed. */
+  exitGraceMs?: number;
+  /** How long one request may take before the test fails naming it (default 60 s). */
+  requestTimeoutMs?: number;
+  step?: StepRunner;
+  /** What `expect(acp).toMatchAcpSnapshot()` needs besides the wire: set by the `acp` fixture. */
+  snapshot?: SnapshotContext;
+}
+
+/** The test's roots, the agent's profile and the workspace seed, for snapshots of the run. */
+export interface SnapshotContext {
+  roots: TestRoots;
+  profile: AgentProfile;
+  workspaceSeed?: string;
+}
+
+/** What a prompt turn produced. */
+export interface PromptResult {
+  stopReason: acp.StopReason;
+  /** The session/update notifications of the turn, in order. */
+  updates: acp.SessionUpdate[];
+  /** The agent's message chunks of the turn, joined. */
+  text: string;
+}
+
+const DEFAULT_CAPABILITIES: acp.ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: false,
+};
+
+export class AcpClient {
+  /** Every line every agent process wrote to stdout, exactly as written. */
+  readonly stdout: StdoutLine[] = [];
+  /** The processes started so far (one per start and restart). */
+  readonly processes: AgentProcess[] = [];
+  /** The session being driven (set by newSession or loadSession). */
+  sessionId: string | undefined;
+  /** Problems that did not stop the exchange (an unanswered permission request...): the test fails on them. */
+  readonly problems: string[] = [];
+  private readonly answers: PermissionAnswer[] = [];
+  private readonly exchange = new Exchange();
+  private turn: acp.SessionUpdate[] | undefined;
+  private current: AgentProcess | undefined;
+  private readonly app: acp.ClientApp;
+  private readonly step: StepRunner;
+
+  /** For `toMatchAcpSnapshot()`. */
+  readonly snapshot: SnapshotContext | undefined;
+
+  constructor(private readonly opts: AcpClientOptions) {
+    this.snapshot = opts.snapshot;
+    this.step = opts.step ?? ((_t, body) => body());
+    const caps = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
+    this.app = acp
+      .client({ name: 'acp-snapshot' })
+      .onNotification('session/update', ({ params }) => {
+        if (params.sessionId !== this.sessionId) return;
+        this.exchange.update(params.update);
+        this.turn?.push(params.update);
+      })
+      .onRequest('session/request_permission', ({ params }) => this.answerPermission(params));
+    if (caps.fs?.readTextFile) {
+      this.app.onRequest('fs/read_text_file', async ({ params }) => {
+        this.exchange.note(`fs/read_text_file ${this.shown(params.path)}`);
+        const text = await readFile(this.inCwd(params.path), 'utf8');
+        if (params.line == null && params.limit == null) return { content: text };
+        const all = text.split('\n');
+        const start = Math.max(0, (params.line ?? 1) - 1);
+        const end = params.limit == null ? all.length : start + params.limit;
+        return { content: all.slice(start, end).join('\n') };
+      });
+    }
+    if (caps.fs?.writeTextFile) {
+      this.app.onRequest('fs/write_text_file', async ({ params }) => {
+        this.exchange.note(`fs/write_text_file ${this.shown(params.path)}`);
+        const file = this.inCwd(params.path);
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, params.content);
+        return {};
+      });
+    }
+  }
+
+  /** Queues answers for the agent's next permission requests, in order. */
+  answerPermissions(...answers: PermissionAnswer[]): void {
+    this.answers.push(...answers);
+  }
+
+  /** Starts the agent process (done by the first request when not called). */
+  async start(): Promise<void> {
+    await this.step('spawn agent', async () => {
+      const p = new AgentProcess(
+        this.processes.length,
+        { command: this.opts.command, env: this.opts.env, processCwd: this.opts.cwd },
+        this.stdout,
+        this.app,
+      );
+      this.processes.push(p);
+      await p.spawned(this.opts.command);
+      p.connect();
+      this.current = p;
+    });
+  }
+
+  async initialize(params: Partial<acp.InitializeRequest> = {}): Promise<acp.InitializeResponse> {
+    return this.exchangeStep('initialize', async (agent) => {
+      const r: acp.InitializeResponse = await agent.request('initialize', {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: this.opts.clientCapabilities ?? DEFAULT_CAPABILITIES,
+        clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
+        ...params,
+      });
+      return r;
+    });
+  }
+
+  async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
+    return this.exchangeStep('session/new', async (agent) => {
+      const r = await agent.request('session/new', { cwd: this.opts.cwd, mcpServers: [], ...params });
+      this.sessionId = r.sessionId;
+      return r;
+    });
+  }
+
+  async loadSession(sessionId = this.sessionId): Promise<acp.LoadSessionResponse> {
+    if (!sessionId) throw new Error('loadSession: no session id (call newSession first, or pass one)');
+    return this.exchangeStep('session/load', async (agent) => {
+      this.sessionId = sessionId;
+      return agent.request('session/load', { sessionId, cwd: this.opts.cwd, mcpServers: [] });
+    });
+  }
+
+  /** Sends a prompt (text, or any content blocks) and waits for the turn to end. */
+  async prompt(content: string | acp.ContentBlock[]): Promise<PromptResult> {
+    const blocks: acp.ContentBlock[] =
+      typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    const sessionId = this.requireSession('prompt');
+    const quoted =
+      typeof content === 'string'
+        ? JSON.stringify(content.length > 50 ? `${content.slice(0, 47)}...` : content)
+        : `[${blocks.map((b) => b.type).join(', ')}]`;
+    return this.exchangeStep(`session/prompt ${quoted}`, async (agent) => {
+      const updates: acp.SessionUpdate[] = [];
+      this.turn = updates;
+      try {
+        const r = await agent.request('session/prompt', { sessionId, prompt: blocks });
+        this.exchange.note(`→ ${r.stopReason}`);
+        const text = updates
+          .map((u) =>
+            u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '',
+          )
+          .join('');
+        return { stopReason: r.stopReason, updates, text };
+      } finally {
+        this.turn = undefined;
+      }
+    });
+  }
+
+  /**
+   * Starts a prompt and returns at once: the test cancels it, or waits with `await turn`. Use it to
+   * cancel a turn in flight (`const turn = acp.promptInFlight(...); await acp.cancel(); await turn`).
+   */
+  promptInFlight(content: string | acp.ContentBlock[]): Promise<PromptResult> {
+    const turn = this.prompt(content);
+    turn.catch(() => {});
+    return turn;
+  }
+
+  /** Sends session/cancel for the current session (a notification: the prompt's response says how it ended). */
+  async cancel(): Promise<void> {
+    const sessionId = this.requireSession('cancel');
+    this.exchange.note('session/cancel');
+    await this.current?.connection.agent.notify('session/cancel', { sessionId });
+  }
+
+  /** Closes stdin, waits for a graceful exit (killing the group after the grace period), starts a new process. */
+  async restart(): Promise<void> {
+    await this.step('restart agent process', async () => {
+      await this.closeCurrent();
+    });
+    await this.start();
+  }
+
+  /** Closes stdin and waits for the agent to exit; true when it exited within the grace period. */
+  async close(): Promise<boolean> {
+    return this.step('close stdin and await exit', () => this.closeCurrent());
+  }
+
+  /** Kills every process of the client (the fixture's teardown; a test need not call it). */
+  async dispose(): Promise<void> {
+    for (const p of this.processes) p.kill();
+    await Promise.all(this.processes.map((p) => p.exited));
+  }
+
+  /** The stderr of every process, for failure reports. */
+  get stderr(): string[] {
+    return this.processes.map((p) => p.stderr);
+  }
+
+  private async closeCurrent(): Promise<boolean> {
+    const p = this.current;
+    if (!p) return true;
+    this.current = undefined;
+    const graceful = await p.close(this.opts.exitGraceMs ?? 5000);
+    if (!graceful)
+      this.problems.push(
+        `agent process ${p.index + 1} did not exit within ${this.opts.exitGraceMs ?? 5000} ms after stdin closed; its process group was killed`,
+      );
+    return graceful;
+  }
+
+  private requireSession(what: string): string {
+    if (!this.sessionId)
+      throw new Error(`${what}: no session yet (call acp.newSession() or acp.loadSession(id) first)`);
+    return this.sessionId;
+  }
+
+  /** One exchange as one step: the request, what the agent did meanwhile (nested steps), the answer. */
+  private async exchangeStep<T>(
+    title: string,
+    body: (agent: acp.ClientConnection['agent']) => Promise<T>,
+  ): Promise<T> {
+    if (!this.current) await this.start();
+    const proc = this.current!;
+    return this.step(title, async () => {
+      this.exchange.reset();
+      const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${title}: no answer from the agent within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([body(proc.connection.agent), proc.broken, timedOut]);
+      } catch (e) {
+        if (e instanceof acp.RequestError) {
+          this.exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
+          throw new AcpRequestError(title, e);
+        }
+        throw e;
+      } finally {
+        clearTimeout(timer);
+        for (const line of this.exchange.take()) await this.step(line, async () => {});
+      }
+    });
+  }
+
+  private answerPermission(params: acp.RequestPermissionRequest): acp.RequestPermissionResponse {
+    const asked = `permission request: ${params.toolCall.title ?? params.toolCall.toolCallId}`;
+    const answer = this.answers.shift();
+    if (!answer) {
+      const msg = `the agent asked permission for "${params.toolCall.title ?? params.toolCall.toolCallId}" but the test queued no answer; call acp.answerPermissions('allow' | 'reject' | 'cancel') before the prompt`;
+      this.exchange.note(`${asked} → no answer queued`);
+      this.problems.push(msg);
+      throw acp.RequestError.invalidParams({}, msg);
+    }
+    if (typeof answer === 'function') {
+      const outcome = answer(params);
+      this.exchange.note(`${asked} → ${outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome}`);
+      return { outcome };
+    }
+    this.exchange.note(`${asked} → ${answer}`);
+    if (answer === 'cancel') return { outcome: { outcome: 'cancelled' } };
+    const optionId = chooseOption(answer, params.options);
+    if (!optionId) {
+      const msg = `permission for "${params.toolCall.title}" should be answered "${answer}" but the agent offered no such option (${params.options.map((o) => o.kind).join(', ')})`;
+      this.problems.push(msg);
+      throw acp.RequestError.invalidParams({}, msg);
+    }
+    return { outcome: { outcome: 'selected', optionId } };
+  }
+
+  private inCwd(path: string): string {
+    const abs = resolve(path);
+    const rel = relative(this.opts.cwd, abs);
+    if (!isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel))
+      throw acp.RequestError.invalidParams({ path }, `path is outside the session workspace: ${path}`);
+    return abs;
+  }
+
+  private shown(path: string): string {
+    return relative(this.opts.cwd, path) || path;
+  }
+}
+
+/** The agent answered a request with a JSON-RPC error. */
+export class AcpRequestError extends Error {
+  override name = 'AcpRequestError';
+  readonly code: number;
+  constructor(
+    readonly request: string,
+    override readonly cause: acp.RequestError,
+  ) {
+    super(`${request}: the agent answered with JSON-RPC error ${cause.code}: ${cause.message}`);
+    this.code = cause.code;
+  }
+}

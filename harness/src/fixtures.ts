@@ -1,0 +1,165 @@
+/**
+ * The Playwright fixtures, one concern each: a worker-scoped base directory; the test's roots (cwd with
+ * the workspace seed, persist, spill, HOME); the agent (its profile resolved into a command line and a
+ * scrubbed environment); the model side (where the agent's model answers come from); and `acp`, a
+ * connected ACP driver. Options (`agentProfile`, `workspaceSeed`, `model`) are set per project.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { test as base } from '@playwright/test';
+import { agentEnv } from '../../e2e/driver.js';
+import { agentRoots, createTestRoots, installDir, type TestRoots } from '../../e2e/roots.js';
+import { RunDirs, settleRunDirs } from '../../e2e/run-dirs.js';
+import { AcpClient } from './acp-client.js';
+import type { AgentProfile } from './profile.js';
+
+/** Where the agent's model answers come from. */
+export type ModelSource =
+  /** The test makes no model call (or the agent needs none). */
+  | { kind: 'none' }
+  /** Answers replayed from a recorded session log (agents that load the llm-replay plugin). */
+  | { kind: 'replay'; log: string; sidecars?: string }
+  /** A real model: the base URL and key come from the environment the tests run in, never from a file. */
+  | { kind: 'live'; baseUrlEnv?: string; apiKeyEnv?: string };
+
+/** Options a project sets (`use: { agentProfile, ... }`). */
+export interface AcpOptions {
+  agentProfile: AgentProfile;
+  /** A directory copied into the session cwd before the agent starts. */
+  workspaceSeed: string | undefined;
+  model: ModelSource;
+}
+
+/** The agent as the test runs it. */
+export interface ResolvedAgent {
+  command: string[];
+  env: Record<string, string>;
+  profile: AgentProfile;
+}
+
+export interface AcpFixtures {
+  /** The test's isolated directories: removed when it passes, kept and named in the report when it fails. */
+  roots: TestRoots;
+  agent: ResolvedAgent;
+  /** A driver connected to the agent over stdio (the process starts at the first request). */
+  acp: AcpClient;
+}
+
+export interface AcpWorkerFixtures {
+  /** This worker's base directory; every test's roots are created inside it. */
+  acpBaseDir: string;
+}
+
+export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
+  agentProfile: [{ command: [] }, { option: true }],
+  workspaceSeed: [undefined, { option: true }],
+  model: [{ kind: 'none' }, { option: true }],
+
+  acpBaseDir: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use, workerInfo) => {
+      // A fixed-length name per worker: paths keep their length between runs (output budgets count them).
+      const dir = await mkdtemp(join('/tmp', `acp-w${workerInfo.parallelIndex % 10}-`));
+      await use(dir);
+      await rm(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker' },
+  ],
+
+  roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
+    const dirs = new RunDirs();
+    const install = installDir(agentProfile.command);
+    const roots = await createTestRoots(testInfo.titlePath.join(' › '), {
+      base: acpBaseDir,
+      ...(workspaceSeed ? { seedDir: resolve(workspaceSeed) } : {}),
+      ...(install ? { install } : {}),
+    });
+    dirs.track(roots);
+    for (const [path, content] of Object.entries(agentProfile.home ?? {})) {
+      const file = join(roots.home, path);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, content);
+    }
+    await use(roots);
+    await settleRunDirs(dirs, {
+      passed: testInfo.status === testInfo.expectedStatus,
+      report: async (message, paths) => {
+        testInfo.annotations.push({ type: 'kept for inspection', description: paths.join(' ') });
+        await testInfo.attach('kept for inspection', { body: message, contentType: 'text/plain' });
+      },
+    });
+  },
+
+  agent: async ({ agentProfile, roots, model }, use, testInfo) => {
+    if (agentProfile.command.length === 0)
+      throw new Error(
+        'no agent: set use.agentProfile = { command: [...] } in playwright.config.ts (or pass profiles to defineAcpConfig)',
+      );
+    const env = {
+      ...agentEnv({
+        mode: model.kind === 'live' ? 'record' : 'replay',
+        scenario: testInfo.title,
+        persistRoot: roots.persistRoot,
+        spillRoot: roots.spillRoot,
+        home: roots.home,
+        roots: agentRoots(roots),
+        ...modelEnv(model),
+      }),
+      ...agentProfile.env,
+    };
+    await use({ command: agentProfile.command, env, profile: agentProfile });
+  },
+
+  acp: async ({ agent, roots, workspaceSeed }, use, testInfo) => {
+    const client = new AcpClient({
+      snapshot: {
+        roots,
+        profile: agent.profile,
+        ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
+      },
+      command: agent.command,
+      env: agent.env,
+      cwd: roots.cwd,
+      ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
+      ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
+      step: (title, body) => test.step(title, body),
+    });
+    await use(client);
+    const failed = testInfo.status !== testInfo.expectedStatus;
+    await client.dispose();
+    if (failed) {
+      await testInfo.attach('stdout.raw.jsonl', {
+        body: client.stdout.map((l) => l.text).join('\n'),
+        contentType: 'application/jsonl',
+      });
+      await testInfo.attach('stderr.txt', {
+        body: client.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'),
+        contentType: 'text/plain',
+      });
+    }
+  },
+});
+
+/** The contract variables of a model source; a live source reads its key from the environment. */
+function modelEnv(model: ModelSource): {
+  fixture?: string;
+  sidecars?: string;
+  baseUrl?: string;
+  apiKey?: string;
+} {
+  if (model.kind === 'replay') {
+    const log = resolve(model.log);
+    return { fixture: log, sidecars: resolve(model.sidecars ?? join(dirname(log), '..', '..', 'sidecars')) };
+  }
+  if (model.kind === 'live') {
+    const keyName = model.apiKeyEnv ?? 'DEEPSEEK_API_KEY';
+    const apiKey = process.env[keyName];
+    if (!apiKey)
+      throw new Error(
+        `model: live needs a key; export ${keyName}=... (it is passed to the agent, never stored)`,
+      );
+    const baseUrl = model.baseUrlEnv ? process.env[model.baseUrlEnv] : process.env.ACP_SNAPSHOT_BASE_URL;
+    return { apiKey, ...(baseUrl ? { baseUrl } : {}) };
+  }
+  return {};
+}

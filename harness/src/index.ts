@@ -1,0 +1,22 @@
+/**
+ * @acp-snapshot/playwright: snapshot tests for ACP agents on Playwright Test.
+ *
+ *   test('hello', async ({ acp }) => {
+ *     await acp.initialize();
+ *     await acp.newSession();
+ *     expect((await acp.prompt('Say hello')).stopReason).toBe('end_turn');
+ *     await acp.close();
+ *     await expect(acp).toMatchAcpSnapshot();
+ *   });
+ */
+import { test as fixtures } from './fixtures.js';
+import { expect } from './matchers.js';
+
+export const test = fixtures;
+export type { TestRoots } from '../../e2e/roots.js';
+export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './acp-client.js';
+export { type AcpConfigOptions, defineAcpConfig } from './config.js';
+export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
+export { acpSnapshotTexts } from './matchers.js';
+export type { AgentProfile, NormalizeRules } from './profile.js';
+export { expect };
