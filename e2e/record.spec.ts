@@ -7,6 +7,7 @@
  */
 import { test } from './fixtures.js';
 import { recordScenario, recordTargetFor } from './recorder.js';
+import { flaggedLines, formatReview, recordAdvice } from './review-format.js';
 import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
 
 const fixtures = fixturesDir();
@@ -14,7 +15,7 @@ const fixtures = fixturesDir();
 for (const name of discoverScenarios(fixtures)) {
   test(name, async ({ agentCommand, agents, runDirs }, testInfo) => {
     const target = recordTargetFor(name, process.env);
-    const { newSidecars } = await recordScenario({
+    const { newSidecars, review } = await recordScenario({
       paths: scenarioPaths(fixtures, name),
       fixtures,
       agentCommand,
@@ -28,5 +29,16 @@ for (const name of discoverScenarios(fixtures)) {
       type: 'recorded',
       description: `${name} (${newSidecars.length} new sidecar(s))`,
     });
+    // The re-recording against the fixture it replaced, call by call; a flagged call is model nondeterminism.
+    if (review === undefined) return;
+    const text =
+      typeof review === 'string'
+        ? `${name}: ${review}`
+        : `the re-recording of ${name}, call by call against the fixture it replaced:\n${formatReview(review, recordAdvice(name))}`;
+    console.log(text);
+    await testInfo.attach('review.txt', { body: text, contentType: 'text/plain' });
+    if (typeof review !== 'string')
+      for (const line of flaggedLines(review))
+        testInfo.annotations.push({ type: 'nondeterminism', description: line });
   });
 }

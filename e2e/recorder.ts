@@ -4,7 +4,7 @@
  * record round-trip proof.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
@@ -20,6 +20,7 @@ import {
   scrubSecrets,
   writeScenarioFixtures,
 } from './record-mode.js';
+import { ReviewError, reviewScenario, type ScenarioReview } from './review.js';
 import { rootMap } from './roots.js';
 import { type RunOutcome, runFixtureScenario } from './run.js';
 import type { RunDirs } from './run-dirs.js';
@@ -63,6 +64,11 @@ export interface Recorded {
   newSidecars: string[];
   /** Model requests the emulator served (emulator target only). */
   emulatorRequests?: number;
+  /**
+   * The new recording against the session.jsonl it replaced, call by call (e2e/review.ts); a string
+   * when the replaced fixture could not be read; absent for a first recording.
+   */
+  review?: ScenarioReview | string;
 }
 
 /**
@@ -172,6 +178,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       outcome.rawLog,
     );
   }
+  const review = await reviewAgainstReplaced(paths, scrubSecrets(outcome.projected.text, secrets));
   const newSidecars = await writeScenarioFixtures(
     {
       dir: paths.dir,
@@ -184,7 +191,39 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     secrets,
   );
   if (name === ALL_ROW_KINDS) await writeAllRowKindsSource(paths, outcome, secrets);
-  return { outcome, newSidecars, ...(emulator ? { emulatorRequests: emulator.served } : {}) };
+  return {
+    outcome,
+    newSidecars,
+    ...(emulator ? { emulatorRequests: emulator.served } : {}),
+    ...(review === undefined ? {} : { review }),
+  };
+}
+
+/**
+ * The review of a re-recording against the fixture it is about to replace (still on disk). The
+ * override, which record leaves as it is, answers in both versions where the scenario has one.
+ */
+async function reviewAgainstReplaced(
+  paths: ScenarioPaths,
+  sessionText: string,
+): Promise<ScenarioReview | string | undefined> {
+  const old = await readFile(paths.session, 'utf8').catch(() => undefined);
+  if (old === undefined) return undefined;
+  const override = await readFile(paths.override, 'utf8').catch(() => undefined);
+  const names = { session: paths.session, override: paths.override };
+  try {
+    return reviewScenario(
+      paths.name,
+      { texts: { session: old, override }, names: { ...names, session: `${paths.session} (replaced)` } },
+      {
+        texts: { session: sessionText, override },
+        names: { ...names, session: `${paths.session} (recorded)` },
+      },
+    );
+  } catch (e) {
+    if (!(e instanceof ReviewError)) throw e;
+    return `the recording was not compared with the fixture it replaced: ${e.message}`;
+  }
 }
 
 /**

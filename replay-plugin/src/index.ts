@@ -29,7 +29,15 @@ export {
   ReplayOverride,
   ReplayOverrideError,
 } from './override.js';
-export type { CallPurpose, ChunksEntry, ExpectedCall, HangEntry, ReplayEntry, ThrowEntry } from './script.js';
+export {
+  type CallPurpose,
+  type ChunksEntry,
+  callLabel,
+  type ExpectedCall,
+  type HangEntry,
+  type ReplayEntry,
+  type ThrowEntry,
+} from './script.js';
 export { ReplayServer, type ReplayServerOptions, type Timing } from './server.js';
 
 /** A config value that may be absent: the overlay substitutes an unset optional variable as "" or null. */

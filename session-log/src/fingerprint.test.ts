@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { fingerprintRequest, firstDifferingPart } from './fingerprint.js';
+import { differingParts, fingerprintRequest, firstDifferingPart } from './fingerprint.js';
 import type { LlmRequest } from './llm.js';
 
 const base: LlmRequest = {
@@ -32,6 +32,22 @@ test('the first differing part names the message index', () => {
     'system',
   );
   expect(firstDifferingPart(fingerprintRequest(base), fingerprintRequest(base))).toBeUndefined();
+});
+
+test('every differing part is listed in request order, a longer conversation by each new message', () => {
+  const changed: LlmRequest = {
+    ...base,
+    system: 'other',
+    messages: [base.messages[0]!, { role: 'assistant', content: 'ok!' }, { role: 'user', content: 'more' }],
+  };
+  expect(differingParts(fingerprintRequest(base), fingerprintRequest(changed))).toEqual([
+    'system',
+    'messages[1]',
+    'messages[2]',
+  ]);
+  expect(differingParts(fingerprintRequest(base), fingerprintRequest(base))).toEqual([]);
+  const f = fingerprintRequest(base);
+  expect(differingParts(f, { ...f, hash: 'other' })).toEqual(['hash']);
 });
 
 test('key order does not change the fingerprint', () => {

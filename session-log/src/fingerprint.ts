@@ -43,19 +43,28 @@ export function fingerprintRequest(request: LlmRequest, roots: VolatileRoots = {
   return { hash: shortHash(parts), parts };
 }
 
+/**
+ * Every differing part of two fingerprints, in request order (`system`, `tools`, `messages[3]`...);
+ * `['hash']` when only the overall hash differs, [] when equal.
+ */
+export function differingParts(expected: RequestFingerprint, actual: RequestFingerprint): string[] {
+  if (expected.hash === actual.hash) return [];
+  const out: string[] = [];
+  for (const key of ['model', 'system', 'tools', 'params'] as const) {
+    if (expected.parts[key] !== actual.parts[key]) out.push(key);
+  }
+  const a = expected.parts.messages;
+  const b = actual.parts.messages;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) out.push(`messages[${i}]`);
+  }
+  return out.length > 0 ? out : ['hash'];
+}
+
 /** The first differing part of two fingerprints (`system`, `tools`, `messages[3]`...), or undefined. */
 export function firstDifferingPart(
   expected: RequestFingerprint,
   actual: RequestFingerprint,
 ): string | undefined {
-  if (expected.hash === actual.hash) return undefined;
-  for (const key of ['model', 'system', 'tools', 'params'] as const) {
-    if (expected.parts[key] !== actual.parts[key]) return key;
-  }
-  const a = expected.parts.messages;
-  const b = actual.parts.messages;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `messages[${i}]`;
-  }
-  return 'hash';
+  return differingParts(expected, actual)[0];
 }

@@ -14,7 +14,8 @@ export function markedWords(recorded: string, live: string): string {
     .join('');
 }
 
-function clipAround(line: string): string {
+/** `line` unchanged when short, else a window around its first `[-` or `{+` mark. */
+export function clipAround(line: string): string {
   if (line.length <= LINE_MAX) return line;
   const at = Math.max(0, line.search(/\[-|\{\+/) - 40);
   const cut = line.slice(at, at + LINE_MAX);
