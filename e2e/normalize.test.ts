@@ -104,3 +104,13 @@ test('a JSONL text (the projected log) keeps its trailing newline and numbering'
   );
   expect(normalizeJsonlText(normalizeJsonlText(text))).toBe(normalizeJsonlText(text));
 });
+
+test('a `__proto__` key (JSON.parse keeps it as data) stays a key, and normalizing twice changes nothing', () => {
+  const line = '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"id":7,"sessionId":"s-1"},"ok":true}}';
+  const once = normalizeStdout([{ text: line, process: 0 }]);
+  expect(once).toEqual([
+    '{"jsonrpc":"2.0","id":"{{id:1}}","result":{"__proto__":{"id":7,"sessionId":"{{sessionId:1}}"},"ok":true}}',
+  ]);
+  expect(normalizeStdout([{ text: once[0]!, process: 0 }])).toEqual(once);
+  expect(normalizeJsonlText(`${line}\n`)).toBe(`${once[0]}\n`);
+});

@@ -185,19 +185,18 @@ export class Normalizer {
     if (v === null || typeof v !== 'object') return v;
     if (Array.isArray(v)) return v.map((x) => this.value(x, undefined, depth + 1));
     const isMessage = 'jsonrpc' in v;
-    const out: Record<string, unknown> = {};
     const replaced = this.preReplaced.get(v);
-    for (const [k, x] of Object.entries(v)) {
-      if (replaced !== undefined && k === 'text' && typeof x === 'string') {
-        out[k] = this.string(x, replaced);
-        continue;
-      }
-      // A JSON-RPC id keeps its direction: agent requests (with `method`) and responses to the client's requests.
-      if (isMessage && k === 'id' && x !== null) {
-        out[k] = this.number('id', `${this.process}:${'method' in v ? 'agent' : 'client'}:${String(x)}`);
-      } else out[k] = this.value(x, k, depth + 1);
-    }
-    return out;
+    // fromEntries defines own properties: a `__proto__` key (JSON.parse keeps it as data) stays a key.
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        if (replaced !== undefined && k === 'text' && typeof x === 'string')
+          return [k, this.string(x, replaced)];
+        // A JSON-RPC id keeps its direction: agent requests (with `method`) and responses to the client's requests.
+        if (isMessage && k === 'id' && x !== null)
+          return [k, this.number('id', `${this.process}:${'method' in v ? 'agent' : 'client'}:${String(x)}`)];
+        return [k, this.value(x, k, depth + 1)];
+      }),
+    );
   }
 
   /** Normalizes a sequence of JSON texts (one value each), collecting session ids over all of them first. */

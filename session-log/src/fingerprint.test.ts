@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { differingParts, fingerprintRequest, firstDifferingPart } from './fingerprint.js';
+import { canonicalJson, differingParts, fingerprintRequest, firstDifferingPart } from './fingerprint.js';
 import type { LlmRequest } from './llm.js';
 
 const base: LlmRequest = {
@@ -60,4 +60,15 @@ test('key order does not change the fingerprint', () => {
     model: 'm',
   } as LlmRequest;
   expect(fingerprintRequest(reordered)).toEqual(fingerprintRequest(base));
+});
+
+test('a `__proto__` key in a tool argument is part of the request, not dropped', () => {
+  const withKey = (value: string): LlmRequest => ({
+    ...base,
+    messages: [...base.messages, JSON.parse(`{"role":"user","content":"x","__proto__":{"v":"${value}"}}`)],
+  });
+  expect(canonicalJson(withKey('a'))).toContain('"__proto__":{"v":"a"}');
+  expect(fingerprintRequest(withKey('a')).parts.messages).not.toEqual(
+    fingerprintRequest(withKey('b')).parts.messages,
+  );
 });

@@ -11,12 +11,15 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
+    // fromEntries defines own properties: a `__proto__` key (JSON.parse keeps it as data) stays a key.
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .flatMap((key) => {
+          const v = (value as Record<string, unknown>)[key];
+          return v === undefined ? [] : [[key, sortKeys(v)]];
+        }),
+    );
   }
   return value;
 }

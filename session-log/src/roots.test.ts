@@ -131,3 +131,10 @@ test('property: fragments of any split replay as the same fragments under anothe
     { numRuns: 400 },
   );
 });
+
+test('hydrating keeps a `__proto__` key of recorded content as a key', () => {
+  const recorded = JSON.parse('{"__proto__":{"path":"{{cwd}}/a"}}') as Record<string, unknown>;
+  const out = hydrateRoots(recorded, ROOTS);
+  expect(Object.keys(out)).toEqual(['__proto__']);
+  expect(JSON.stringify(out)).toBe(`{"__proto__":{"path":"${ROOTS.cwd}/a"}}`);
+});

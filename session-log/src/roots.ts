@@ -228,9 +228,8 @@ function mapStrings<T>(value: T, fn: (s: string) => string): T {
     if (typeof x === 'string') return fn(x);
     if (Array.isArray(x)) return x.map(walk);
     if (x && typeof x === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const k of Object.keys(x)) out[k] = walk((x as Record<string, unknown>)[k]);
-      return out;
+      // fromEntries defines own properties: a `__proto__` key (JSON.parse keeps it as data) stays a key.
+      return Object.fromEntries(Object.keys(x).map((k) => [k, walk((x as Record<string, unknown>)[k])]));
     }
     return x;
   };
