@@ -102,7 +102,7 @@ export default defineConfig<SnapshotOptions>({
       name: 'record-emulator',
       default: false,
       testDir: './e2e',
-      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts'],
+      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },

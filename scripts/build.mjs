@@ -17,6 +17,8 @@ const entries = [
     in: 'harness/src/index.ts',
     out: 'harness/dist/index.js',
     external: ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'],
+    // From source: the package's dist is itself a bundle with its own `require` shim.
+    alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
   },
 ];
 
@@ -40,6 +42,7 @@ await Promise.all(
         sourcemap: 'linked',
         logLevel: 'warning',
         // zod is shared too: bundling it into every bundle made the agent evaluate it three times at start-up.
+        ...(e.alias ? { alias: e.alias } : {}),
         external: e.external ?? [
           '@acp-snapshot/session-log',
           '@acp-snapshot/llm-replay',

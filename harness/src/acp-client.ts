@@ -75,6 +75,8 @@ export class AcpClient {
   private readonly answers: PermissionAnswer[] = [];
   private readonly exchange = new Exchange();
   private turn: acp.SessionUpdate[] | undefined;
+  /** Resolves once the latest prompt request is queued on the connection. */
+  private promptSent: Promise<void> | undefined;
   private current: AgentProcess | undefined;
   private readonly app: acp.ClientApp;
   private readonly step: StepRunner;
@@ -174,11 +176,18 @@ export class AcpClient {
       typeof content === 'string'
         ? JSON.stringify(content.length > 50 ? `${content.slice(0, 47)}...` : content)
         : `[${blocks.map((b) => b.type).join(', ')}]`;
+    let sent!: () => void;
+    this.promptSent = new Promise<void>((r) => {
+      sent = r;
+    });
     return this.exchangeStep(`session/prompt ${quoted}`, async (agent) => {
       const updates: acp.SessionUpdate[] = [];
       this.turn = updates;
       try {
-        const r = await agent.request('session/prompt', { sessionId, prompt: blocks });
+        const pending = agent.request('session/prompt', { sessionId, prompt: blocks });
+        // Queued: the SDK writes in order, so a cancel sent from now on follows the prompt on the wire.
+        sent();
+        const r = await pending;
         this.exchange.note(`→ ${r.stopReason}`);
         const text = updates
           .map((u) =>
@@ -205,6 +214,8 @@ export class AcpClient {
   /** Sends session/cancel for the current session (a notification: the prompt's response says how it ended). */
   async cancel(): Promise<void> {
     const sessionId = this.requireSession('cancel');
+    // A cancel right after promptInFlight must not overtake the prompt it cancels.
+    await this.promptSent;
     this.exchange.note('session/cancel');
     await this.current?.connection.agent.notify('session/cancel', { sessionId });
   }
@@ -275,6 +286,8 @@ export class AcpClient {
           this.exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
           throw new AcpRequestError(title, e);
         }
+        // The SDK reports a dead peer as a closed connection before the exit arrives: name the exit instead.
+        if (await proc.exitsWithin(2000)) throw new Error(`${title}: ${proc.exitMessage()}`);
         throw e;
       } finally {
         clearTimeout(timer);

@@ -4,8 +4,10 @@
  * scrubbed environment); the model side (where the agent's model answers come from); and `acp`, a
  * connected ACP driver. Options (`agentProfile`, `workspaceSeed`, `model`) are set per project.
  */
+
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { test as base } from '@playwright/test';
 import { agentEnv } from '../../e2e/driver.js';
 import { agentRoots, createTestRoots, installDir, type TestRoots } from '../../e2e/roots.js';
@@ -18,7 +20,7 @@ export type ModelSource =
   /** The test makes no model call (or the agent needs none). */
   | { kind: 'none' }
   /** Answers replayed from a recorded session log (agents that load the llm-replay plugin). */
-  | { kind: 'replay'; log: string; sidecars?: string }
+  | { kind: 'replay'; log: string; sidecars?: string; override?: string }
   /** A real model: the base URL and key come from the environment the tests run in, never from a file. */
   | { kind: 'live'; baseUrlEnv?: string; apiKeyEnv?: string };
 
@@ -107,7 +109,12 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       }),
       ...agentProfile.env,
     };
-    await use({ command: agentProfile.command, env, profile: agentProfile });
+    // The agent starts in the test's cwd: paths in its command line are relative to the config's directory.
+    const base = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
+    const command = agentProfile.command.map((a, i) =>
+      (i > 0 || a.includes('/')) && !isAbsolute(a) && existsSync(resolve(base, a)) ? resolve(base, a) : a,
+    );
+    await use({ command, env, profile: agentProfile });
   },
 
   acp: async ({ agent, roots, workspaceSeed }, use, testInfo) => {
@@ -144,12 +151,16 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
 function modelEnv(model: ModelSource): {
   fixture?: string;
   sidecars?: string;
+  override?: string;
   baseUrl?: string;
   apiKey?: string;
 } {
   if (model.kind === 'replay') {
-    const log = resolve(model.log);
-    return { fixture: log, sidecars: resolve(model.sidecars ?? join(dirname(log), '..', '..', 'sidecars')) };
+    return {
+      fixture: resolve(model.log),
+      ...(model.sidecars ? { sidecars: resolve(model.sidecars) } : {}),
+      ...(model.override ? { override: resolve(model.override) } : {}),
+    };
   }
   if (model.kind === 'live') {
     const keyName = model.apiKeyEnv ?? 'DEEPSEEK_API_KEY';

@@ -4,7 +4,11 @@
  * each compared with a snapshot file the way `toMatchSnapshot` compares: `--update-snapshots` writes
  * these files and nothing else.
  */
-import { expect as base, test } from '@playwright/test';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
+import { expect as base, type TestInfo, test } from '@playwright/test';
+import { jsonLinesCause } from '../../e2e/causes.js';
+import { firstDifferingLine, unifiedDiff } from '../../e2e/diff.js';
 import { harvestLog, projectHarvested } from '../../e2e/harvest.js';
 import { normalizeJsonlText, normalizeStdout } from '../../e2e/normalize.js';
 import { rootMap } from '../../e2e/roots.js';
@@ -35,6 +39,16 @@ export async function acpSnapshotTexts(
   return { stdout, workspace, ...(log ? { log } : {}) };
 }
 
+/** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
+function fileName(title: string): string {
+  return (
+    title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-|-$/g, '') || 'acp'
+  );
+}
+
 /** Waits until the agent has written nothing to stdout for `ms` (late notifications after a response). */
 async function settle(acp: AcpClient, ms: number): Promise<void> {
   if (ms <= 0) return;
@@ -44,40 +58,69 @@ async function settle(acp: AcpClient, ms: number): Promise<void> {
   }
 }
 
+/** One snapshot file compared (and written, as `--update-snapshots` says): a failure message, or undefined. */
+async function compareFile(
+  info: TestInfo,
+  text: string,
+  segments: string[],
+  kind: 'stdout' | 'log' | undefined,
+): Promise<string | undefined> {
+  const path = info.snapshotPath(...segments);
+  const shown = relative(info.config.rootDir, path);
+  const expected = await readFile(path, 'utf8').catch(() => undefined);
+  const mode = info.config.updateSnapshots;
+  if (expected === text) return undefined;
+  // As toMatchSnapshot: a missing snapshot is written unless the mode is 'none' (the default mode is 'default').
+  const write = mode === 'all' || mode === 'changed' || (expected === undefined && mode !== 'none');
+  if (write) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+  }
+  if (expected === undefined)
+    return `${shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : ' (run with --update-snapshots to write it)'}.`;
+  if (write) return undefined;
+  await info.attach(`${segments.join('/')}.diff`, {
+    body: unifiedDiff(expected, text, { expected: shown, actual: 'this run' }),
+    contentType: 'text/x-diff',
+  });
+  const cause = kind ? jsonLinesCause(kind, expected, text) : undefined;
+  const field = cause?.field
+    ? ` at line ${cause.field.line}, ${cause.field.path}:\n  ${cause.field.change}`
+    : ` (first difference at line ${firstDifferingLine(expected, text)})`;
+  return `${shown} differs${field}`;
+}
+
 export const expect = base.extend({
   async toMatchAcpSnapshot(received: AcpClient, name?: string) {
-    // One set of files per test (and per project: the default snapshot path names the project).
-    const base_ = name ?? test.info().title;
+    const info = test.info();
+    // One directory per test, like a scenario's: NAME/stdout.jsonl, NAME/workspace.json, NAME/session.jsonl.
+    const dir = name ?? fileName(info.title);
     const texts = await acpSnapshotTexts(received);
-    const failures: string[] = [];
-    const compare = (text: string, file: string) => {
-      try {
-        base(text).toMatchSnapshot(file);
-      } catch (e) {
-        failures.push((e as Error).message);
-      }
-    };
-    compare(texts.stdout, `${base_}.stdout.jsonl`);
-    compare(texts.workspace, `${base_}.workspace.json`);
-    if (texts.log !== undefined) compare(texts.log, `${base_}.session.jsonl`);
+    const failures = (
+      await Promise.all([
+        compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout'),
+        compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined),
+        texts.log === undefined ? undefined : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log'),
+      ])
+    ).filter((f): f is string => f !== undefined);
     const problems = received.problems;
     const pass = failures.length === 0 && problems.length === 0;
-    const update = test.info().config.updateSnapshots;
+    const differs = failures.some((f) => f.includes(' differs'));
     return {
       pass,
       name: 'toMatchAcpSnapshot',
       message: () =>
         pass
-          ? `the ACP run matches its snapshots (${base_}.*)`
+          ? `the ACP run matches its snapshots (${dir}/)`
           : [
               ...problems.map((p) => `problem: ${p}`),
               ...failures,
-              update === 'none' || update === 'missing'
-                ? 'If the change is intended, accept it with `npx playwright test --update-snapshots` (add -g to name the test).'
+              differs
+                ? `If the change is intended, accept it: npx playwright test --update-snapshots -g '${info.title}' (the diffs are attached).`
                 : '',
             ]
               .filter(Boolean)
-              .join('\n\n'),
+              .join('\n'),
     };
   },
 });

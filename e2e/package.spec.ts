@@ -1,0 +1,141 @@
+/**
+ * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
+ * repository (from the npm cache where it can), with the README's "Use it on your agent"
+ * install command, config and spec copied verbatim. The spec runs against the SDK example agent, then
+ * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
+ * run compares with them. Run by `npm test` (project record-emulator).
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { expect, test } from './fixtures.js';
+import { fixturesDir, REPO_ROOT } from './scenarios.js';
+
+/** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
+async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
+  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Use it on your agent');
+  expect(start, 'README has a "Use it on your agent" section').toBeGreaterThan(0);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+  const files: Record<string, string> = {};
+  let install = '';
+  for (const m of section.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+    const [, lang, body] = m;
+    if (lang === 'sh') install = body!.trim();
+    const named = /^\/\/ (\S+)\n/.exec(body!);
+    if (named) files[named[1]!] = body!;
+  }
+  return { install, files };
+}
+
+const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
+  execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
+
+test('the packed harness installs into a project outside the repository and its README example runs there on two agents', async () => {
+  const { install, files } = await readmeExample();
+  expect(Object.keys(files).sort()).toEqual(['playwright.config.ts', 'tests/agent.spec.ts']);
+  const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));
+  const project = join(root, 'project');
+  try {
+    const tarball = await test.step('npm pack -w harness', async () => {
+      await execa('mkdir', ['-p', project]);
+      const r = await sh(`npm pack -w harness --pack-destination ${project}`, REPO_ROOT);
+      expect(r.exitCode, r.all).toBe(0);
+      const name = (await readdir(project)).find((f) => f.endsWith('.tgz'));
+      expect(name, r.all).toBe('acp-snapshot-playwright-0.1.0.tgz');
+      return name!;
+    });
+    await test.step('install it as the README says (from the npm cache where it can)', async () => {
+      await writeFile(
+        join(project, 'package.json'),
+        '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
+      );
+      expect(install).toContain(`./${tarball}`);
+      const r = await sh(install, project, {
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+      });
+      expect(r.exitCode, r.all).toBe(0);
+      for (const [file, text] of Object.entries(files)) {
+        await execa('mkdir', ['-p', join(project, file, '..')]);
+        await writeFile(join(project, file), text);
+      }
+    });
+    const TEST = 'a-prompt-streams-an-answer-and-ends-the-turn';
+    const snapshots = join(project, 'tests/__acp__/agent.spec.ts/sdk-example', TEST);
+    await test.step('the SDK example agent: the first run writes the snapshots, the second compares', async () => {
+      const first = await sh('npx playwright test', project);
+      const written = (await readdir(snapshots).catch(() => [])).sort();
+      // Like toMatchSnapshot: a missing snapshot is written, and the run that wrote it fails.
+      expect(first.all).toContain('no snapshot yet; written: review it, commit it, and run again');
+      expect(written, first.all).toEqual(['stdout.jsonl', 'workspace.json']);
+      expect(await readFile(join(snapshots, 'workspace.json'), 'utf8')).toBe('{\n  "files": []\n}\n');
+      const wire = await readFile(join(snapshots, 'stdout.jsonl'), 'utf8');
+      expect(wire).toContain('"sessionId":"{{sessionId:1}}"');
+      expect(wire).toContain('"stopReason":"end_turn"');
+      expect(wire).toContain('"sessionUpdate":"tool_call"');
+      const second = await sh('npx playwright test', project);
+      expect(second.exitCode, second.all).toBe(0);
+      expect(second.all).toContain('2 passed');
+    });
+    await test.step('our agent, replaying recorded model answers, runs the same spec', async () => {
+      const scenarios = join(fixturesDir(), 'scenarios');
+      await cp(join(scenarios, 'hello/session.jsonl'), join(project, 'recordings/hello.jsonl'));
+      await cp(join(scenarios, 'cancel-mid-stream/session.jsonl'), join(project, 'recordings/hang.jsonl'));
+      await cp(
+        join(scenarios, 'cancel-mid-stream/replay.override.json'),
+        join(project, 'recordings/hang.override.json'),
+      );
+      const ours = [
+        process.execPath,
+        join(REPO_ROOT, 'agent/dist/main.js'),
+        '--overlay',
+        join(REPO_ROOT, 'agent/overlays/replay.json'),
+      ];
+      // One project per recording: the model answers a test gets are the ones recorded for its prompt.
+      await writeFile(
+        join(project, 'ours.config.ts'),
+        `import { defineAcpConfig } from '@acp-snapshot/playwright';
+const agentProfile = { command: ${JSON.stringify(ours)} };
+const config = defineAcpConfig({ agents: { ours: agentProfile } });
+export default {
+  ...config,
+  projects: [
+    { name: 'ours', grep: /streams an answer/, use: { agentProfile, model: { kind: 'replay', log: 'recordings/hello.jsonl' } } },
+    { name: 'ours', grep: /cancelled/, use: { agentProfile, model: { kind: 'replay', log: 'recordings/hang.jsonl', override: 'recordings/hang.override.json' } } },
+  ],
+};
+`,
+      );
+      await sh('npx playwright test -c ours.config.ts', project);
+      const second = await sh('npx playwright test -c ours.config.ts', project);
+      expect(second.exitCode, second.all).toBe(0);
+      expect(second.all).toContain('2 passed');
+      const dir = join(project, 'tests/__acp__/agent.spec.ts/ours', TEST);
+      expect((await readdir(dir)).sort()).toEqual(['session.jsonl', 'stdout.jsonl', 'workspace.json']);
+      const log = await readFile(join(dir, 'session.jsonl'), 'utf8');
+      expect(log).toContain('"cwd":"{{cwd}}"');
+      const wire = await readFile(join(dir, 'stdout.jsonl'), 'utf8');
+      expect(wire).toContain('"text":" Nice"');
+    });
+    await test.step('a changed answer fails naming the snapshot, and --update-snapshots accepts it', async () => {
+      const file = join(snapshots, 'stdout.jsonl');
+      const committed = await readFile(file, 'utf8');
+      await writeFile(file, committed.replace('"stopReason":"end_turn"', '"stopReason":"max_tokens"'));
+      const red = await sh('npx playwright test', project);
+      expect(red.exitCode, red.all).toBe(1);
+      expect(red.all).toContain(`${TEST}/stdout.jsonl`);
+      expect(red.all).toContain(
+        "npx playwright test --update-snapshots -g 'a prompt streams an answer and ends the turn'",
+      );
+      expect(red.all).toContain('stopReason');
+      const update = await sh('npx playwright test --update-snapshots', project);
+      expect(update.exitCode, update.all).toBe(0);
+      expect(await readFile(file, 'utf8')).toBe(committed);
+    });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
