@@ -1,5 +1,5 @@
 /** Line diffs for failure reports, computed by jsdiff. */
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+import { FILE_HEADERS_ONLY, formatPatch, type StructuredPatchHunk, structuredPatch } from 'diff';
 
 /**
  * Most edits jsdiff searches for (its cost grows with edits times lines): a snapshot diff touches a few
@@ -14,7 +14,7 @@ function splitLines(text: string): string[] {
 }
 
 /** One hunk replacing everything between the common first and last lines: a diff too large to search. */
-function wholesale(expected: string, actual: string, names: { expected: string; actual: string }): string {
+function wholesale(expected: string, actual: string): StructuredPatchHunk {
   const a = splitLines(expected);
   const b = splitLines(actual);
   let pre = 0;
@@ -24,15 +24,23 @@ function wholesale(expected: string, actual: string, names: { expected: string; 
     suf++;
   const removed = a.slice(pre, a.length - suf);
   const added = b.slice(pre, b.length - suf);
-  const start = (n: number) => (n ? pre + 1 : pre);
-  return [
-    `--- ${names.expected}`,
-    `+++ ${names.actual}`,
-    `@@ -${start(removed.length)},${removed.length} +${start(added.length)},${added.length} @@`,
-    ...removed.map((l) => `-${l}`),
-    ...added.map((l) => `+${l}`),
-    '',
-  ].join('\n');
+  return {
+    oldStart: removed.length ? pre + 1 : pre,
+    oldLines: removed.length,
+    newStart: added.length ? pre + 1 : pre,
+    newLines: added.length,
+    lines: [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)],
+  };
+}
+
+/** The hunks of the line diff of two texts (`context` lines around each change); none when equal. */
+export function diffHunks(expected: string, actual: string, context = 3): StructuredPatchHunk[] {
+  if (expected === actual) return [];
+  const patch = structuredPatch('', '', expected, actual, '', '', {
+    context,
+    maxEditLength: MAX_EDIT_LENGTH,
+  });
+  return patch?.hunks ?? [wholesale(expected, actual)];
 }
 
 /** `diff -u` style text of two texts (`--- expected`, `+++ actual`, hunks); empty when they are equal. */
@@ -43,13 +51,15 @@ export function unifiedDiff(
   context = 3,
 ): string {
   if (expected === actual) return '';
-  return (
-    createTwoFilesPatch(names.expected, names.actual, expected, actual, '', '', {
-      context,
-      headerOptions: FILE_HEADERS_ONLY,
-      maxEditLength: MAX_EDIT_LENGTH,
-    }) ?? wholesale(expected, actual, names)
-  );
+  const hunks = diffHunks(expected, actual, context);
+  const patch = {
+    oldFileName: names.expected,
+    newFileName: names.actual,
+    oldHeader: '',
+    newHeader: '',
+    hunks,
+  };
+  return formatPatch(patch, FILE_HEADERS_ONLY);
 }
 
 /** 1-based number of the first line that differs between two texts, or undefined when equal. */

@@ -25,6 +25,7 @@ import {
   replayFailureMessage,
   replayFailures,
   sessionLogExpect,
+  stdoutMismatchMessage,
   unusedRecordedCalls,
 } from './compare.js';
 import { expect, test } from './fixtures.js';
@@ -69,6 +70,7 @@ for (const name of discoverScenarios(fixtures)) {
       type: 'agent-process-ms',
       description: String(result.processMs.reduce((a, b) => a + b, 0)),
     });
+    const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
     let threw = false;
     try {
       await test.step('compare with the fixtures', async () => {
@@ -92,7 +94,6 @@ for (const name of discoverScenarios(fixtures)) {
           file: relative(REPO_ROOT, paths.session),
           scenario: name,
         });
-        const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
         expect
           .soft(nonJsonLines(expectedStdout), `${relative(REPO_ROOT, paths.stdout)}: every line must be JSON`)
           .toEqual([]);
@@ -107,14 +108,9 @@ for (const name of discoverScenarios(fixtures)) {
         const stdoutCause =
           stdoutText === expectedStdout ? undefined : jsonLinesCause('stdout', expectedStdout, stdoutText);
         noteCause(testInfo, stdoutCause);
-        // The changed field leads the message: the lines of the diff below are too long to show it.
+        // The changed field and transcript lead the message: the lines of the diff below are too long to show it.
         expect
-          .soft(
-            stdoutText,
-            stdoutCause &&
-              `${name}: stdout differs from stdout.expected.jsonl${stdoutCause.field ? ` at line ${stdoutCause.field.line}, ${stdoutCause.field.path}:\n  ${stdoutCause.field.change}` : ''}\n` +
-                `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`,
-          )
+          .soft(stdoutText, stdoutCause && stdoutMismatchMessage(name, expectedStdout, stdoutText))
           .toMatchSnapshot([name, 'stdout.expected.jsonl']);
         const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
         const workspaceFile = shown(paths.workspaceExpected);
@@ -139,6 +135,8 @@ for (const name of discoverScenarios(fixtures)) {
           ...(expectedLog !== undefined ? { expectedLog } : {}),
           actualLog,
           rawLog: outcome.rawLog,
+          expectedStdout,
+          actualStdout: stdoutText,
         });
       }
     }
