@@ -91,11 +91,12 @@ export default defineConfig<SnapshotOptions>({
       use: { agentCommand: agent('record.json') },
     },
     {
-      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator).
+      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator),
+      // and the HTML report of a stdout mismatch in real Chromium.
       name: 'record-emulator',
       default: false,
       testDir: './e2e',
-      testMatch: 'proofs.spec.ts',
+      testMatch: ['proofs.spec.ts', 'report-view.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },

@@ -219,6 +219,7 @@ test('the first difference marks the changed words, keeps a line of context and 
   // A change far into a long line: the excerpt starts shortly before it and stays within 100 columns.
   const long = `agent: ${'word '.repeat(60)}`;
   const shown = firstTranscriptDifference([`${long}old end`], [`${long}new end`]);
+  expect(shown).toMatch(/^ {4}~ agent: …(word ){5}/);
   expect(shown).toContain('[-old-]{+new+} end');
   for (const line of shown.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
   // Lines of another kind, or only on one side, are not word-diffed.

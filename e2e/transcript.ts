@@ -394,13 +394,19 @@ export function transcriptDiff(
   return unifiedDiff(transcriptText(expected), transcriptText(actual), names);
 }
 
-/** A line cut to `width`, from a little before its first `[-`/`{+` mark when it has one. */
+/**
+ * A line cut to `width`: its label (`~ agent:`) kept, then from a little before its first `[-`/`{+`
+ * mark, so the changed words are in view however far into a long message they are.
+ */
 function clipAround(line: string, width: number): string {
   if (line.length <= width) return line;
+  const label = /^. (?:[←→] )?[^ :]*:? /.exec(line)?.[0] ?? '';
   const mark = line.search(/\[-|\{\+/);
-  const at = mark > 30 ? mark - 30 : 0;
-  const body = cutText(line.slice(at), width - (at > 0 ? 2 : 1));
-  return `${at > 0 ? '…' : ''}${body}…`;
+  const at = Math.max(mark - 30, label.length);
+  const head = at > label.length ? `${label}…` : label;
+  const rest = line.slice(at);
+  const room = width - head.length;
+  return rest.length <= room ? `${head}${rest}` : `${head}${cutText(rest, room - 1)}…`;
 }
 
 /** What a transcript line is (`agent:`, `tool`, `← session/prompt:`): lines of one kind are compared word by word. */
