@@ -98,7 +98,8 @@ export default defineConfig<SnapshotOptions>({
       use: { agentCommand: agent('record.json') },
     },
     {
-      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator).
+      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator),
+      // and the HTML report of a stdout mismatch in real Chromium.
       name: 'record-emulator',
       default: false,
       testDir: './e2e',

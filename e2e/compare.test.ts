@@ -3,17 +3,20 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
   attachFailureArtifacts,
+  comparedLogs,
   driverFailureArtifacts,
   firstEventPatch,
   nonJsonLines,
   replayFailures,
   sessionLogExpect,
+  stdoutMismatchMessage,
   stdoutSnapshotText,
   unionReplayReports,
   unusedCallsProblem,
   unusedRecordedCalls,
 } from './compare.js';
 import { DriverError } from './driver.js';
+import { adoptRecordedProvider } from './harvest.js';
 import type { TestRoots } from './roots.js';
 import { fixturesDir } from './scenarios.js';
 
@@ -94,21 +97,62 @@ test('toMatchSessionLog passes on normalized equality and explains a difference'
     file: 'f',
     scenario: 's',
   });
+  const hello = readFileSync(join(fixturesDir(), 'scenarios', 'hello', 'session.jsonl'), 'utf8');
   let message = '';
   try {
-    sessionLogExpect('{"a":1}\n{"b":2}\n').toMatchSessionLog({
-      text: '{"a":1}\n{"b":3}\n',
-      file: 'fixtures/scenarios/s/session.jsonl',
-      scenario: 's',
+    sessionLogExpect(hello).toMatchSessionLog({
+      text: hello.replace('"content":"Hello! Nice to meet you."', '"content":"Hello! Nice to greet you."'),
+      file: 'fixtures/scenarios/hello/session.jsonl',
+      scenario: 'hello',
     });
   } catch (e) {
     message = (e as Error).message;
   }
-  expect(message).toContain(
-    'The re-persisted, projected session log differs from fixtures/scenarios/s/session.jsonl (first difference at line 2).',
+  expect(message).toBe(
+    [
+      'The re-persisted, projected session log differs from fixtures/scenarios/hello/session.jsonl at line 6, /event/message/content:',
+      '  Hello! Nice to [-greet-]{+meet+} you.',
+      'In the transcript (the whole transcript diff is attached as session.transcript.diff):',
+      '      model finish: stop (1219 prompt + 6 completion tokens)',
+      '    ~ assistant: Hello! Nice to [-greet-]{+meet+} you.',
+      '      turn 1 end: completed',
+      '(the line diff, the JSON Patch of the first differing event, stdout and stderr are attached too)',
+      'If the change is intended, run `npm run refresh -- hello`.',
+    ].join('\n'),
   );
-  expect(message).toContain('-{"b":3}\n+{"b":2}');
-  expect(message).toContain('run `npm run refresh -- s`');
+});
+
+test('a stdout mismatch names the changed field, shows the transcript around it and the command', () => {
+  const expected = readFileSync(join(fixturesDir(), 'scenarios', 'hello', 'stdout.expected.jsonl'), 'utf8');
+  expect(stdoutMismatchMessage('hello', expected.replace('" meet"', '" greet"'), expected)).toBe(
+    [
+      'hello: stdout differs from stdout.expected.jsonl at line 6, /params/update/content/text:',
+      '   [-greet-]{+meet+}',
+      'In the transcript (the whole transcript diff is attached as stdout.transcript.diff):',
+      '      ← session/new: {{sessionId:1}}',
+      '    ~ agent: Hello! Nice to [-greet-]{+meet+} you.',
+      '      ← session/prompt: end_turn',
+      'If the change is intended, run `npm run test:snapshot:update -- -g hello`.',
+    ].join('\n'),
+  );
+  // A change the transcript shows in short (the agent's version) is a transcript line; one it leaves out
+  // (the agent's title) still names the field, and says why no transcript line differs.
+  const message = stdoutMismatchMessage(
+    'hello',
+    expected,
+    expected.replace('"version":"0.1.0"', '"version":"0.2.0"'),
+  );
+  expect(message).toContain('at line 1, /result/agentInfo/version:');
+  expect(message).toContain('In the transcript');
+  expect(
+    stdoutMismatchMessage(
+      'hello',
+      expected,
+      expected.replace('"title":"acp-snapshot reference agent"', '"title":"x"'),
+    ),
+  ).toContain(
+    'The transcripts agree: the change is in a detail the transcript leaves out (the field named above).',
+  );
 });
 
 test('failure artifacts are attached inline', async () => {
@@ -128,6 +172,7 @@ test('failure artifacts are attached inline', async () => {
   const names = testInfo.attachments.map((a) => a.name);
   expect(names).toEqual([
     'session.jsonl.diff',
+    'session.transcript.diff',
     'first-differing-event.line-1.patch.json',
     'stdout.raw.jsonl',
     'stderr.txt',
@@ -136,7 +181,42 @@ test('failure artifacts are attached inline', async () => {
   ]);
   const patch = testInfo.attachments.find((a) => a.name.endsWith('.patch.json'))!;
   expect(JSON.parse(String(patch.body))).toEqual([{ op: 'replace', path: '/a', value: 2 }]);
-  expect(String(testInfo.attachments[3]!.body)).toBe('--- agent process 1 ---\noops');
+  expect(String(testInfo.attachments[4]!.body)).toBe('--- agent process 1 ---\noops');
+});
+
+test('nothing the comparison accepts is attached as a difference', async () => {
+  const hello = (file: string) => readFileSync(join(fixturesDir(), 'scenarios', 'hello', file), 'utf8');
+  const expectedLog = hello('session.jsonl');
+  // What a replay leaves: the replay plugin as provider, another session id.
+  const actualLog = expectedLog
+    .replace('"plugin":"openai-compatible"', '"plugin":"replay"')
+    .replace('"sessionId":"sess-1"', '"sessionId":"sess-7"');
+  expect(actualLog).not.toBe(expectedLog);
+  sessionLogExpect(adoptRecordedProvider(actualLog, expectedLog)).toMatchSessionLog({
+    text: expectedLog,
+    file: 'session.jsonl',
+    scenario: 'hello',
+  });
+  const testInfo = test.info();
+  const before = testInfo.attachments.length;
+  await attachFailureArtifacts(testInfo, {
+    expectedLog,
+    actualLog,
+    expectedStdout: hello('stdout.expected.jsonl'),
+    actualStdout: hello('stdout.expected.jsonl'),
+  });
+  expect(testInfo.attachments.slice(before).map((a) => a.name)).toEqual(['session.projected.jsonl']);
+  expect(comparedLogs(expectedLog, actualLog)).toBeUndefined();
+  // A real change is attached, diffed on the normalized texts: the volatile values do not show up in it.
+  const changed = actualLog.replace('"content":"Hello! Nice to meet you."', '"content":"Hi."');
+  await attachFailureArtifacts(testInfo, { expectedLog, actualLog: changed });
+  const diff = String(testInfo.attachments.find((a) => a.name === 'session.jsonl.diff')!.body);
+  expect(diff.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+    '-{"event":{"type":"message/committed","turn":1,"message":{"role":"assistant","content":"Hello! Nice to meet you."}}}',
+    '+{"event":{"type":"message/committed","turn":1,"message":{"role":"assistant","content":"Hi."}}}',
+  ]);
+  const transcript = String(testInfo.attachments.find((a) => a.name === 'session.transcript.diff')!.body);
+  expect(transcript).toContain('-assistant: Hello! Nice to meet you.\n+assistant: Hi.\n');
 });
 
 test('replay errors are the plugin lines other than its report, else replay errors ending a turn', () => {

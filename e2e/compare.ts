@@ -6,11 +6,13 @@
 import { cutText } from '@acp-snapshot/session-log';
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { jsonLinesCause } from './causes.js';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
 import { DriverError, type DriverResult } from './driver.js';
-import { recordedModelCalls } from './harvest.js';
-import { normalizeJsonlText, normalizeStdout } from './normalize.js';
+import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
+import { NormalizeError, normalizeJsonlText, normalizeStdout } from './normalize.js';
 import { rootMap, type TestRoots } from './roots.js';
+import { firstTranscriptDifference, logTranscript, stdoutTranscript, transcriptDiff } from './transcript.js';
 
 /** The scenario's stdout as the snapshot text: normalized JSON lines, newline-terminated. */
 export function stdoutSnapshotText(result: Pick<DriverResult, 'stdout'>, roots: TestRoots): string {
@@ -185,17 +187,48 @@ export interface FailureArtifacts {
   expectedLog?: string;
   actualLog?: string;
   rawLog?: string;
+  /** stdout.expected.jsonl and this run's normalized stdout (its snapshot text). */
+  expectedStdout?: string;
+  actualStdout?: string;
   /** Applied to every attached text (record mode scrubs secrets before anything reaches disk). */
   scrub?: (text: string) => string;
 }
 
-/** What a failed driver run leaves to attach: its observations and the log the agent persisted before it failed. */
+/** What a driver failure leaves to attach: its observations and the log the agent persisted before it failed. */
 export function driverFailureArtifacts(e: unknown): Pick<FailureArtifacts, 'result' | 'rawLog'> {
   if (!(e instanceof DriverError)) return {};
   return { result: e.result, ...(e.rawLog !== undefined ? { rawLog: e.rawLog } : {}) };
 }
 
-/** Attaches raw stdout, stderr, the log, its unified diff and the JSON Patch of the first differing event. */
+/** A log text as the session-log comparison sees it; a text normalization refuses is compared as it is. */
+function normalizedLog(text: string): string {
+  try {
+    return normalizeJsonlText(text);
+  } catch (e) {
+    if (e instanceof NormalizeError) return text;
+    throw e;
+  }
+}
+
+/**
+ * The expected and actual log as {@link sessionLogExpect} compares them (the replayed header adopts the
+ * recorded provider, both normalized), or undefined when there are not two logs or they compare equal.
+ */
+export function comparedLogs(
+  expected: string | undefined,
+  actual: string | undefined,
+): { expected: string; actual: string } | undefined {
+  if (expected === undefined || actual === undefined) return undefined;
+  const e = normalizedLog(expected);
+  const a = normalizedLog(adoptRecordedProvider(actual, expected));
+  return e === a ? undefined : { expected: e, actual: a };
+}
+
+/**
+ * Attaches the diffs of what differs (the log as lines, as a transcript and its first differing event
+ * as a JSON Patch; stdout as a transcript), computed on the texts the comparison saw, then raw stdout,
+ * stderr and the logs.
+ */
 export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtifacts): Promise<void> {
   const scrub = a.scrub ?? ((t: string) => t);
   const text = (name: string, body: string, contentType = 'text/plain') =>
@@ -203,19 +236,28 @@ export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtif
   // JSON Lines: shown inline in the HTML report, left out of the terminal (which prints only text/*),
   // where the error message already says what changed.
   const jsonl = (name: string, body: string) => text(name, body, JSONL);
-  if (a.expectedLog !== undefined && a.actualLog !== undefined && a.expectedLog !== a.actualLog) {
-    await text(
-      'session.jsonl.diff',
-      unifiedDiff(a.expectedLog, a.actualLog, { expected: 'session.jsonl', actual: 'replay' }),
-      'text/x-diff',
-    );
-    const p = firstEventPatch(a.expectedLog, a.actualLog);
+  const logs = comparedLogs(a.expectedLog, a.actualLog);
+  if (logs) {
+    const names = { expected: 'session.jsonl', actual: 'replay' };
+    await text('session.jsonl.diff', unifiedDiff(logs.expected, logs.actual, names), 'text/x-diff');
+    const transcript = transcriptDiff(logTranscript(logs.expected), logTranscript(logs.actual), names);
+    if (transcript) await text('session.transcript.diff', transcript, 'text/x-diff');
+    const p = firstEventPatch(logs.expected, logs.actual);
     if (p)
       await text(
         `first-differing-event.line-${p.line}.patch.json`,
         `${JSON.stringify(p.patch, null, 2)}\n`,
         'application/json',
       );
+  }
+  if (a.expectedStdout !== undefined && a.actualStdout !== undefined && a.expectedStdout !== a.actualStdout) {
+    const names = { expected: 'stdout.expected.jsonl', actual: 'this run' };
+    const transcript = transcriptDiff(
+      stdoutTranscript(a.expectedStdout),
+      stdoutTranscript(a.actualStdout),
+      names,
+    );
+    if (transcript) await text('stdout.transcript.diff', transcript, 'text/x-diff');
   }
   if (a.result) {
     await jsonl('stdout.raw.jsonl', a.result.stdout.map((l) => l.text).join('\n'));
@@ -228,6 +270,39 @@ export async function attachFailureArtifacts(testInfo: TestInfo, a: FailureArtif
   if (a.rawLog !== undefined) await jsonl('session.raw.jsonl', a.rawLog);
 }
 
+/**
+ * The transcript part of a mismatch message: the first differing transcript lines with the changed
+ * words marked, or, when the transcripts agree, that the change is in a detail they leave out.
+ */
+export function transcriptExcerpt(
+  expected: readonly string[],
+  actual: readonly string[],
+  attachment: string,
+): string {
+  const first = firstTranscriptDifference(expected, actual);
+  return first
+    ? `In the transcript (the whole transcript diff is attached as ${attachment}):\n${first}\n`
+    : 'The transcripts agree: the change is in a detail the transcript leaves out (the field named above).\n';
+}
+
+/** The field line of a JSON-lines difference: `at line N, /json/path:\n  change`; '' when not told. */
+function fieldLine(kind: 'stdout' | 'log', expected: string, actual: string): string {
+  const field = jsonLinesCause(kind, expected, actual)?.field;
+  return field ? ` at line ${field.line}, ${field.path}:\n  ${field.change}` : '';
+}
+
+/**
+ * The message of a stdout snapshot mismatch: the first changed field (line, JSON path, changed words),
+ * the first differing transcript lines and the command that accepts the change.
+ */
+export function stdoutMismatchMessage(name: string, expected: string, actual: string): string {
+  return (
+    `${name}: stdout differs from stdout.expected.jsonl${fieldLine('stdout', expected, actual)}\n` +
+    transcriptExcerpt(stdoutTranscript(expected), stdoutTranscript(actual), 'stdout.transcript.diff') +
+    `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`
+  );
+}
+
 /** Custom matchers: `expect(actualProjection).toMatchSessionLog({ text, file, scenario })`. */
 export const sessionLogExpect = expect.extend({
   toMatchSessionLog(received: string, expected: { text: string; file: string; scenario: string }) {
@@ -236,15 +311,13 @@ export const sessionLogExpect = expect.extend({
     if (actual === wanted) {
       return { pass: true, name: 'toMatchSessionLog', message: () => `session log equals ${expected.file}` };
     }
-    const line = firstDifferingLine(wanted, actual);
-    const diff = unifiedDiff(wanted, actual, { expected: expected.file, actual: 'replay' });
-    const shown = diff.split('\n').slice(0, 60).join('\n');
     return {
       pass: false,
       name: 'toMatchSessionLog',
       message: () =>
-        `The re-persisted, projected session log differs from ${expected.file} (first difference at line ${line}).\n\n${shown}\n` +
-        `(full diff, JSON Patch of the first differing event, stdout and stderr are attached)\n` +
+        `The re-persisted, projected session log differs from ${expected.file}${fieldLine('log', wanted, actual)}\n` +
+        transcriptExcerpt(logTranscript(wanted), logTranscript(actual), 'session.transcript.diff') +
+        '(the line diff, the JSON Patch of the first differing event, stdout and stderr are attached too)\n' +
         `If the change is intended, run \`npm run refresh -- ${expected.scenario}\`.`,
     };
   },

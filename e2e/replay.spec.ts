@@ -26,6 +26,7 @@ import {
   replayFailureMessage,
   replayFailures,
   sessionLogExpect,
+  stdoutMismatchMessage,
   unusedRecordedCalls,
 } from './compare.js';
 import { DriverError } from './driver.js';
@@ -79,6 +80,7 @@ for (const name of discoverScenarios(fixtures)) {
       type: 'agent-process-ms',
       description: String(result.processMs.reduce((a, b) => a + b, 0)),
     });
+    const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
     let threw = false;
     // Set once the log is compared: a run that stopped at a drift has no log diff worth showing.
     let logCompared = false;
@@ -105,7 +107,6 @@ for (const name of discoverScenarios(fixtures)) {
           file: relative(REPO_ROOT, paths.session),
           scenario: name,
         });
-        const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
         expect
           .soft(nonJsonLines(expectedStdout), `${relative(REPO_ROOT, paths.stdout)}: every line must be JSON`)
           .toEqual([]);
@@ -120,14 +121,9 @@ for (const name of discoverScenarios(fixtures)) {
         const stdoutCause =
           stdoutText === expectedStdout ? undefined : jsonLinesCause('stdout', expectedStdout, stdoutText);
         noteCause(testInfo, stdoutCause);
-        // The changed field leads the message: the lines of the diff below are too long to show it.
+        // The changed field and transcript lead the message: the lines of the diff below are too long to show it.
         expect
-          .soft(
-            stdoutText,
-            stdoutCause &&
-              `${name}: stdout differs from stdout.expected.jsonl${stdoutCause.field ? ` at line ${stdoutCause.field.line}, ${stdoutCause.field.path}:\n  ${stdoutCause.field.change}` : ''}\n` +
-                `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`,
-          )
+          .soft(stdoutText, stdoutCause && stdoutMismatchMessage(name, expectedStdout, stdoutText))
           .toMatchSnapshot([name, 'stdout.expected.jsonl']);
         const expectedWorkspace = await readFile(paths.workspaceExpected, 'utf8').catch(() => undefined);
         const workspaceFile = shown(paths.workspaceExpected);
@@ -152,6 +148,8 @@ for (const name of discoverScenarios(fixtures)) {
           ...(expectedLog !== undefined && logCompared ? { expectedLog } : {}),
           actualLog,
           rawLog: outcome.rawLog,
+          expectedStdout,
+          actualStdout: stdoutText,
         });
       }
     }
