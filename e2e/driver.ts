@@ -25,7 +25,7 @@ export interface DriverResult {
   stdout: StdoutLine[];
   /** Full stderr text of each agent process. */
   stderr: string[];
-  /** The session id returned by session/new. */
+  /** The id of the scenario's session: the one session/new created that was not deleted. */
   sessionId?: string;
   /** The agent's name and version from its initialize result (`agentInfo`), when it gave them. */
   agentInfo?: { name: string; version: string };
@@ -87,7 +87,19 @@ function describeStep(step: Step, index: number): string {
     case 'new_session':
       return 'session/new';
     case 'load_session':
-      return 'session/load';
+      return `session/load${sessionSuffix(step.session)}`;
+    case 'resume_session':
+      return `session/resume${sessionSuffix(step.session)}`;
+    case 'list_sessions':
+      return `session/list${step.cwd ? ` (cwd ${step.cwd})` : ''}`;
+    case 'close_session':
+      return `session/close${sessionSuffix(step.session)}`;
+    case 'delete_session':
+      return `session/delete${sessionSuffix(step.session)}`;
+    case 'set_mode':
+      return `session/set_mode ${step.modeId}${sessionSuffix(step.session)}`;
+    case 'set_config_option':
+      return `session/set_config_option ${step.configId}=${step.value}${sessionSuffix(step.session)}`;
     case 'restart':
       return 'restart agent process';
     case 'prompt': {
@@ -98,12 +110,20 @@ function describeStep(step: Step, index: number): string {
           : JSON.stringify(text.length > 50 ? `${cutText(text, 47)}...` : text);
       const cancel = step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : '';
       const kill = step.kill ? ` (kill ${JSON.stringify(step.kill)})` : '';
-      return `session/prompt ${what}${cancel}${kill}`;
+      return `session/prompt ${what}${cancel}${kill}${sessionSuffix(step.session)}`;
     }
     default:
       return `step ${index}`;
   }
 }
+
+/** Names the session a step addresses, when it is not the first. */
+function sessionSuffix(session: number | undefined): string {
+  return session && session > 1 ? ` [session ${session}]` : '';
+}
+
+/** How many `session/list` pages one step follows before it gives up on an agent whose cursor never ends. */
+const MAX_LIST_PAGES = 100;
 
 /** Picks the option answering a permission request, by the option kinds ACP defines. */
 export function chooseOption(
@@ -122,6 +142,8 @@ type PromptStep = Extract<Step, { op: 'prompt' }>;
 
 /** The points being watched during the prompt turn in flight. */
 interface PromptWatch {
+  /** The session the prompt is in. */
+  sessionId: string;
   cancel?: PointWatcher;
   kill?: PointWatcher;
 }
@@ -142,7 +164,11 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   const lines: StdoutLine[] = [];
   const processes: AgentProcess[] = [];
   const problems: string[] = [];
-  let sessionId: string | undefined;
+  /** The ids session/new returned, in order: session N of the scenario is `sessionIds[N - 1]`. */
+  const sessionIds: string[] = [];
+  /** Scenario session numbers deleted with delete_session. */
+  const deleted = new Set<number>();
+  const ours = (id: string) => sessionIds.includes(id);
   let agentInfo: DriverResult['agentInfo'];
   let permissionIndex = 0;
   let watch: PromptWatch | undefined;
@@ -158,7 +184,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       processMs: processes.map((p) => p.lifetimeMs),
       problems,
     };
-    if (sessionId !== undefined) r.sessionId = sessionId;
+    const kept = sessionIds.find((_, i) => !deleted.has(i + 1));
+    if (kept !== undefined) r.sessionId = kept;
     if (agentInfo) r.agentInfo = agentInfo;
     return r;
   };
@@ -173,16 +200,16 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   };
 
   const sendCancel = () => {
-    if (!sessionId || !current) return;
-    void current.connection.agent.notify('session/cancel', { sessionId }).catch(() => {});
+    if (!watch || !current) return;
+    void current.connection.agent.notify('session/cancel', { sessionId: watch.sessionId }).catch(() => {});
   };
 
   const app = acp
     .client({ name: 'acp-snapshot' })
     .onNotification('session/update', ({ params }) => {
-      if (params.sessionId === sessionId) exchange.update(params.update);
+      if (ours(params.sessionId)) exchange.update(params.update);
       const w = watch;
-      if (!w || params.sessionId !== sessionId) return;
+      if (!w || params.sessionId !== w.sessionId) return;
       w.kill?.update(params.update.sessionUpdate);
       w.cancel?.update(params.update.sessionUpdate);
     })
@@ -260,7 +287,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         `${opts.name}: ${stepTitle}: input.json's prompt ${undeclared}; remove the block, or run an agent that declares it`,
       );
     }
-    const w: PromptWatch = {};
+    const w: PromptWatch = { sessionId: idOf(s.session) };
     let killed!: () => void;
     const killedNow = new Promise<'killed'>((res) => {
       killed = () => res('killed');
@@ -280,7 +307,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     watch = w;
     try {
       const pending = proc.connection.agent.request('session/prompt', {
-        sessionId: sessionId!,
+        sessionId: w.sessionId,
         prompt: promptBlocks(s),
       });
       pending.catch(() => {});
@@ -398,14 +425,45 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       }
       case 'new_session': {
         const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
-        sessionId = r.sessionId;
+        sessionIds.push(r.sessionId);
         return;
       }
       case 'load_session':
         await guard(
-          agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }),
+          agent.request('session/load', {
+            sessionId: idOf(s.session),
+            cwd: opts.sessionCwd,
+            mcpServers: [],
+          }),
         );
         return;
+      case 'resume_session':
+        return expectRequest(
+          s,
+          agent.request('session/resume', { sessionId: idOf(s.session), cwd: opts.sessionCwd }),
+        );
+      case 'list_sessions':
+        return expectRequest(s, listAllPages(s.cwd));
+      case 'close_session':
+        return expectRequest(s, agent.request('session/close', { sessionId: idOf(s.session) }));
+      case 'delete_session':
+        await expectRequest(s, agent.request('session/delete', { sessionId: idOf(s.session) }));
+        deleted.add(s.session ?? 1);
+        return;
+      case 'set_mode':
+        return expectRequest(
+          s,
+          agent.request('session/set_mode', { sessionId: idOf(s.session), modeId: s.modeId }),
+        );
+      case 'set_config_option':
+        return expectRequest(
+          s,
+          agent.request('session/set_config_option', {
+            sessionId: idOf(s.session),
+            configId: s.configId,
+            value: s.value,
+          }),
+        );
       case 'restart': {
         // A process killed at a kill point is already gone: no graceful close of the dead one.
         const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
@@ -418,6 +476,60 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       }
       case 'prompt':
         return prompt(s);
+    }
+  }
+
+  /** The id of scenario session `n` (default 1), which an earlier new_session returned. */
+  function idOf(n = 1): string {
+    const id = sessionIds[n - 1];
+    if (id === undefined)
+      throw new Error(`${opts.name}: ${stepTitle}: session ${n} was never created (no new_session answered for it)`);
+    return id;
+  }
+
+  /** Every page of `session/list`, following nextCursor; resolves to the number of sessions listed. */
+  async function listAllPages(cwd: string | undefined): Promise<string> {
+    const agent = current!.connection.agent;
+    let cursor: string | undefined;
+    let count = 0;
+    for (let page = 1; ; page++) {
+      const r = await guard(
+        agent.request('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) }),
+      );
+      count += r.sessions.length;
+      if (!r.nextCursor) return `${count} session(s) in ${page} page(s)`;
+      if (page === MAX_LIST_PAGES) {
+        problems.push(
+          `${stepTitle}: session/list still had a nextCursor after ${MAX_LIST_PAGES} pages (${count} sessions); an agent's cursor must end`,
+        );
+        return `${count} session(s), stopped after ${MAX_LIST_PAGES} pages`;
+      }
+      cursor = r.nextCursor;
+    }
+  }
+
+  /**
+   * Awaits a request step's response: a result, or with `expectError` a JSON-RPC error containing that
+   * text. What did not match is a problem; an unexpected error ends the run like any other step's.
+   */
+  async function expectRequest(s: { expectError?: string | undefined }, pending: Promise<unknown>): Promise<void> {
+    pending.catch(() => {});
+    try {
+      const r = await guard(pending);
+      exchange.note(`→ ${typeof r === 'string' ? r : 'ok'}`);
+      if (s.expectError !== undefined) {
+        problems.push(
+          `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got a result`,
+        );
+      }
+    } catch (e) {
+      if (!(e instanceof acp.RequestError) || s.expectError === undefined) throw e;
+      exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
+      if (!e.message.includes(s.expectError)) {
+        problems.push(
+          `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got error ${e.code}: ${e.message}`,
+        );
+      }
     }
   }
 
