@@ -97,13 +97,20 @@ test('session steps drive list (every page), set_mode, set_config_option, close,
     (m): m is Message & { result: { sessions: { sessionId: string }[]; nextCursor?: string } } =>
       typeof m.result === 'object' && m.result !== null && 'sessions' in m.result,
   );
-  expect(lists.map((m) => m.result.sessions.map((s) => s.sessionId))).toEqual([['sess-2'], ['sess-1'], ['sess-1']]);
+  expect(lists.map((m) => m.result.sessions.map((s) => s.sessionId))).toEqual([
+    ['sess-2'],
+    ['sess-1'],
+    ['sess-1'],
+  ]);
   expect(typeof lists[0]!.result.nextCursor).toBe('string');
   const second = messages({ stdout: r.stdout.filter((l) => l.process === 1) });
   const resumed = second.find((m) => (m.result as { modes?: unknown } | undefined)?.modes);
   expect(resumed?.result).toMatchObject({
     modes: { currentModeId: 'auto' },
-    configOptions: [{ id: 'mode', currentValue: 'auto' }, { id: 'model', currentValue: 'deepseek-reasoner' }],
+    configOptions: [
+      { id: 'mode', currentValue: 'auto' },
+      { id: 'model', currentValue: 'deepseek-reasoner' },
+    ],
   });
   expect(await readdir(roots.persistRoot)).toEqual(['sess-1.jsonl']);
 });
@@ -129,7 +136,9 @@ test('a session step whose expected error does not come, or another error, is a 
 
 test('an unexpected JSON-RPC error of a session step fails the run naming the step', async () => {
   const err = await runScenario(
-    await options({ steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'set_mode', modeId: 'yolo' }] }),
+    await options({
+      steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'set_mode', modeId: 'yolo' }],
+    }),
   ).catch((e: unknown) => e);
   expect((err as Error).message).toMatch(
     /^driver-sessions-test: step 3 \(session\/set_mode yolo\): the agent answered with JSON-RPC error -32602: .*unknown mode "yolo"/,

@@ -483,7 +483,9 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   function idOf(n = 1): string {
     const id = sessionIds[n - 1];
     if (id === undefined)
-      throw new Error(`${opts.name}: ${stepTitle}: session ${n} was never created (no new_session answered for it)`);
+      throw new Error(
+        `${opts.name}: ${stepTitle}: session ${n} was never created (no new_session answered for it)`,
+      );
     return id;
   }
 
@@ -512,7 +514,10 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
    * Awaits a request step's response: a result, or with `expectError` a JSON-RPC error containing that
    * text. What did not match is a problem; an unexpected error ends the run like any other step's.
    */
-  async function expectRequest(s: { expectError?: string | undefined }, pending: Promise<unknown>): Promise<void> {
+  async function expectRequest(
+    s: { expectError?: string | undefined },
+    pending: Promise<unknown>,
+  ): Promise<void> {
     pending.catch(() => {});
     try {
       const r = await guard(pending);

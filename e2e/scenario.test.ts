@@ -288,7 +288,9 @@ test('session steps: they address the Nth new_session, a list cwd is absolute, o
   );
   expect(() =>
     parseScenario(steps({ op: 'new_session' }, { op: 'set_mode', session: 2, modeId: 'auto' }), 'f'),
-  ).toThrow('steps[2]: set_mode needs an earlier new_session (session 2 is the one the 2nd new_session creates)');
+  ).toThrow(
+    'steps[2]: set_mode needs an earlier new_session (session 2 is the one the 2nd new_session creates)',
+  );
   expect(() =>
     parseScenario(steps({ op: 'new_session' }, { op: 'new_session' }, { op: 'list_sessions' }), 'f'),
   ).toThrow(
@@ -317,7 +319,7 @@ test('session steps: they address the Nth new_session, a list cwd is absolute, o
       'f',
     ),
   ).toThrow('steps[6]: load_session must follow a restart');
-  expect(() =>
-    parseScenario(steps({ op: 'new_session' }, { op: 'close_session', session: 0 }), 'f'),
-  ).toThrow(/steps\[2\]\.session: Too small/);
+  expect(() => parseScenario(steps({ op: 'new_session' }, { op: 'close_session', session: 0 }), 'f')).toThrow(
+    /steps\[2\]\.session: Too small/,
+  );
 });

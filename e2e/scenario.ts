@@ -65,7 +65,11 @@ export const Step = z.discriminatedUnion('op', [
    * `session/list`, following `nextCursor` until the last page (each page is a request on the wire).
    * `cwd` filters by working directory: a root placeholder such as "{{cwd}}", or an absolute path.
    */
-  z.strictObject({ op: z.literal('list_sessions'), cwd: z.string().min(1).optional(), expectError: ExpectError }),
+  z.strictObject({
+    op: z.literal('list_sessions'),
+    cwd: z.string().min(1).optional(),
+    expectError: ExpectError,
+  }),
   /** `session/close`: the agent cancels the session's work and frees it. */
   z.strictObject({ op: z.literal('close_session'), session: SessionRef, expectError: ExpectError }),
   /** `session/delete`: the session disappears from `session/list` (and its log from the persistence root). */
@@ -214,7 +218,10 @@ function sessionIssues(steps: readonly Step[]): Issue[] {
 function listCwdIssues(cwd: string, path: (string | number)[], workspaceParent: boolean): Issue[] {
   const issues: Issue[] = placeholderIssues(cwd, path, { workspaceParent });
   if (!cwd.startsWith('/') && !/^\{\{[A-Za-z]+\}\}/.test(cwd)) {
-    issues.push({ path, message: 'must be an absolute path or start with a root placeholder such as "{{cwd}}"' });
+    issues.push({
+      path,
+      message: 'must be an absolute path or start with a root placeholder such as "{{cwd}}"',
+    });
   }
   return issues;
 }

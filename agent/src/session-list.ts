@@ -43,19 +43,21 @@ interface CursorKey {
   sessionId: string;
 }
 
+/**
+ * Cursors are opaque to clients, but readable here on purpose: `<updatedAt>/<sessionId>` of the last
+ * session of the page. A snapshot of a listing then normalizes the time and the id inside it like any
+ * other, instead of pinning bytes that change with every clock reading.
+ */
 function encodeCursor(s: SessionInfo): string {
-  const key: CursorKey = { updatedAt: s.updatedAt ?? '', sessionId: s.sessionId };
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+  return `${s.updatedAt ?? ''}/${s.sessionId}`;
 }
 
 function decodeCursor(cursor: string): CursorKey {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorKey>;
-    if (typeof key.updatedAt === 'string' && typeof key.sessionId === 'string')
-      return { updatedAt: key.updatedAt, sessionId: key.sessionId };
-  } catch {
-    // Falls through to the error below: a cursor this agent never made.
-  }
+  const slash = cursor.lastIndexOf('/');
+  const updatedAt = cursor.slice(0, slash);
+  const sessionId = cursor.slice(slash + 1);
+  if (slash >= 0 && sessionId !== '' && (updatedAt === '' || !Number.isNaN(Date.parse(updatedAt))))
+    return { updatedAt, sessionId };
   throw RequestError.invalidParams(
     { cursor },
     'cursor is not one this agent returned; pass the nextCursor of the previous session/list response unchanged, or leave cursor out for the first page',
