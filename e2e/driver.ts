@@ -13,7 +13,9 @@ import { processesInside, startedAndLingering } from './orphans.js';
 import { describePoint, PointWatcher } from './points.js';
 import { type PromptCapabilities, undeclaredBlock } from './prompt-content.js';
 import type { PermissionAnswer, Scenario, Step } from './scenario.js';
+import { runSessionRequest } from './session-requests.js';
 
+export { type AgentEnvInput, agentEnv, agentPath } from './agent-env.js';
 export type { StdoutLine } from './agent-process.js';
 
 /** Wraps one exchange for reporting (Playwright's `test.step` in specs). */
@@ -121,9 +123,6 @@ function describeStep(step: Step, index: number): string {
 function sessionSuffix(session: number | undefined): string {
   return session && session > 1 ? ` [session ${session}]` : '';
 }
-
-/** How many `session/list` pages one step follows before it gives up on an agent whose cursor never ends. */
-const MAX_LIST_PAGES = 100;
 
 /** Picks the option answering a permission request, by the option kinds ACP defines. */
 export function chooseOption(
@@ -438,32 +437,22 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         );
         return;
       case 'resume_session':
-        return expectRequest(
-          s,
-          agent.request('session/resume', { sessionId: idOf(s.session), cwd: opts.sessionCwd }),
-        );
       case 'list_sessions':
-        return expectRequest(s, listAllPages(s.cwd));
       case 'close_session':
-        return expectRequest(s, agent.request('session/close', { sessionId: idOf(s.session) }));
       case 'delete_session':
-        await expectRequest(s, agent.request('session/delete', { sessionId: idOf(s.session) }));
-        deleted.add(s.session ?? 1);
-        return;
       case 'set_mode':
-        return expectRequest(
-          s,
-          agent.request('session/set_mode', { sessionId: idOf(s.session), modeId: s.modeId }),
-        );
       case 'set_config_option':
-        return expectRequest(
-          s,
-          agent.request('session/set_config_option', {
-            sessionId: idOf(s.session),
-            configId: s.configId,
-            value: s.value,
-          }),
-        );
+        await runSessionRequest(s, {
+          agent,
+          guard,
+          problems,
+          note: (line) => exchange.note(line),
+          title: stepTitle,
+          sessionId: idOf,
+          sessionCwd: opts.sessionCwd,
+        });
+        if (s.op === 'delete_session') deleted.add(s.session ?? 1);
+        return;
       case 'restart': {
         // A process killed at a kill point is already gone: no graceful close of the dead one.
         const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
@@ -489,55 +478,6 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     return id;
   }
 
-  /** Every page of `session/list`, following nextCursor; resolves to the number of sessions listed. */
-  async function listAllPages(cwd: string | undefined): Promise<string> {
-    const agent = current!.connection.agent;
-    let cursor: string | undefined;
-    let count = 0;
-    for (let page = 1; ; page++) {
-      const r = await guard(
-        agent.request('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) }),
-      );
-      count += r.sessions.length;
-      if (!r.nextCursor) return `${count} session(s) in ${page} page(s)`;
-      if (page === MAX_LIST_PAGES) {
-        problems.push(
-          `${stepTitle}: session/list still had a nextCursor after ${MAX_LIST_PAGES} pages (${count} sessions); an agent's cursor must end`,
-        );
-        return `${count} session(s), stopped after ${MAX_LIST_PAGES} pages`;
-      }
-      cursor = r.nextCursor;
-    }
-  }
-
-  /**
-   * Awaits a request step's response: a result, or with `expectError` a JSON-RPC error containing that
-   * text. What did not match is a problem; an unexpected error ends the run like any other step's.
-   */
-  async function expectRequest(
-    s: { expectError?: string | undefined },
-    pending: Promise<unknown>,
-  ): Promise<void> {
-    pending.catch(() => {});
-    try {
-      const r = await guard(pending);
-      exchange.note(`→ ${typeof r === 'string' ? r : 'ok'}`);
-      if (s.expectError !== undefined) {
-        problems.push(
-          `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got a result`,
-        );
-      }
-    } catch (e) {
-      if (!(e instanceof acp.RequestError) || s.expectError === undefined) throw e;
-      exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
-      if (!e.message.includes(s.expectError)) {
-        problems.push(
-          `${stepTitle}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got error ${e.code}: ${e.message}`,
-        );
-      }
-    }
-  }
-
   /** The DriverError a failed run ends in: the crash, the violation or the error, with everything observed. */
   async function failure(e: unknown): Promise<DriverError> {
     // The SDK reports a dead peer as a closed connection before the exit event: give the exit a moment
@@ -557,66 +497,4 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         : (e as Error).message;
     return new DriverError(message, result());
   }
-}
-
-/** The variables the harness passes to an agent: the contract of README "Environment contract". */
-export interface AgentEnvInput {
-  mode: 'replay' | 'record' | 'refresh';
-  scenario: string;
-  /** Absolute path of the scenario's session.jsonl (replay and refresh). */
-  fixture?: string;
-  /** Absolute path of replay.override.json (overridden scenarios only). */
-  override?: string;
-  persistRoot: string;
-  spillRoot: string;
-  home: string;
-  /** The other volatile roots (test root, real home, install directory...), as `ACP_SNAPSHOT_ROOTS`. */
-  roots?: Record<string, string>;
-  /** The directory of the fixtures' sidecars (replay and refresh), so drift messages can show recorded prompts. */
-  sidecars?: string;
-  /** Record mode only: the model endpoint and key. */
-  baseUrl?: string;
-  apiKey?: string;
-  /** Absolute path of the scenario's agent configuration file (scenarios with `agentConfig` only). */
-  agentConfig?: string;
-}
-
-/**
- * The agent's PATH: the harness's own, less the entries a package runner (`npm test`, `npx`) put in
- * front of it (`.../node_modules/.bin`, npm's node-gyp-bin), so the agent sees the same PATH however
- * Playwright was started and tool output that shows PATH stays the same between recording and replay.
- */
-export function agentPath(path: string | undefined): string {
-  const entries = (path ?? '/usr/local/bin:/usr/bin:/bin')
-    .split(':')
-    .filter((p) => p !== '' && !/\/node_modules\/\.bin\/?$/.test(p) && !/\/node-gyp-bin\/?$/.test(p));
-  return [...new Set(entries)].join(':') || '/usr/local/bin:/usr/bin:/bin';
-}
-
-/** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
-export function agentEnv(
-  input: AgentEnvInput,
-  parent: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
-  const env: Record<string, string> = {
-    ACP_SNAPSHOT_MODE: input.mode,
-    ACP_SNAPSHOT_SCENARIO: input.scenario,
-    ACP_SNAPSHOT_PERSIST_ROOT: input.persistRoot,
-    ACP_SNAPSHOT_SPILL_ROOT: input.spillRoot,
-    HOME: input.home,
-    PATH: agentPath(parent.PATH),
-    LANG: parent.LANG ?? 'C.UTF-8',
-    TZ: 'UTC',
-  };
-  if (input.roots && Object.keys(input.roots).length > 0)
-    env.ACP_SNAPSHOT_ROOTS = JSON.stringify(input.roots);
-  if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
-  if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
-  if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
-  if (input.agentConfig) env.ACP_SNAPSHOT_AGENT_CONFIG = input.agentConfig;
-  if (input.mode === 'record') {
-    if (input.baseUrl) env.ACP_SNAPSHOT_BASE_URL = input.baseUrl;
-    if (input.apiKey) env.DEEPSEEK_API_KEY = input.apiKey;
-  }
-  return env;
 }
