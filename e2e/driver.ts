@@ -13,7 +13,9 @@ import { processesInside, startedAndLingering } from './orphans.js';
 import { describePoint, PointWatcher } from './points.js';
 import { type PromptCapabilities, undeclaredBlock } from './prompt-content.js';
 import type { PermissionAnswer, Scenario, Step } from './scenario.js';
+import { runSessionRequest } from './session-requests.js';
 
+export { type AgentEnvInput, agentEnv, agentPath } from './agent-env.js';
 export type { StdoutLine } from './agent-process.js';
 
 /** Wraps one exchange for reporting (Playwright's `test.step` in specs). */
@@ -25,7 +27,7 @@ export interface DriverResult {
   stdout: StdoutLine[];
   /** Full stderr text of each agent process. */
   stderr: string[];
-  /** The session id returned by session/new. */
+  /** The id of the scenario's session: the one session/new created that was not deleted. */
   sessionId?: string;
   /** The agent's name and version from its initialize result (`agentInfo`), when it gave them. */
   agentInfo?: { name: string; version: string };
@@ -87,7 +89,19 @@ function describeStep(step: Step, index: number): string {
     case 'new_session':
       return 'session/new';
     case 'load_session':
-      return 'session/load';
+      return `session/load${sessionSuffix(step.session)}`;
+    case 'resume_session':
+      return `session/resume${sessionSuffix(step.session)}`;
+    case 'list_sessions':
+      return `session/list${step.cwd ? ` (cwd ${step.cwd})` : ''}`;
+    case 'close_session':
+      return `session/close${sessionSuffix(step.session)}`;
+    case 'delete_session':
+      return `session/delete${sessionSuffix(step.session)}`;
+    case 'set_mode':
+      return `session/set_mode ${step.modeId}${sessionSuffix(step.session)}`;
+    case 'set_config_option':
+      return `session/set_config_option ${step.configId}=${step.value}${sessionSuffix(step.session)}`;
     case 'restart':
       return 'restart agent process';
     case 'prompt': {
@@ -98,11 +112,16 @@ function describeStep(step: Step, index: number): string {
           : JSON.stringify(text.length > 50 ? `${cutText(text, 47)}...` : text);
       const cancel = step.cancel ? ` (cancel ${JSON.stringify(step.cancel)})` : '';
       const kill = step.kill ? ` (kill ${JSON.stringify(step.kill)})` : '';
-      return `session/prompt ${what}${cancel}${kill}`;
+      return `session/prompt ${what}${cancel}${kill}${sessionSuffix(step.session)}`;
     }
     default:
       return `step ${index}`;
   }
+}
+
+/** Names the session a step addresses, when it is not the first. */
+function sessionSuffix(session: number | undefined): string {
+  return session && session > 1 ? ` [session ${session}]` : '';
 }
 
 /** Picks the option answering a permission request, by the option kinds ACP defines. */
@@ -122,6 +141,8 @@ type PromptStep = Extract<Step, { op: 'prompt' }>;
 
 /** The points being watched during the prompt turn in flight. */
 interface PromptWatch {
+  /** The session the prompt is in. */
+  sessionId: string;
   cancel?: PointWatcher;
   kill?: PointWatcher;
 }
@@ -142,7 +163,11 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   const lines: StdoutLine[] = [];
   const processes: AgentProcess[] = [];
   const problems: string[] = [];
-  let sessionId: string | undefined;
+  /** The ids session/new returned, in order: session N of the scenario is `sessionIds[N - 1]`. */
+  const sessionIds: string[] = [];
+  /** Scenario session numbers deleted with delete_session. */
+  const deleted = new Set<number>();
+  const ours = (id: string) => sessionIds.includes(id);
   let agentInfo: DriverResult['agentInfo'];
   let permissionIndex = 0;
   let watch: PromptWatch | undefined;
@@ -158,7 +183,8 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       processMs: processes.map((p) => p.lifetimeMs),
       problems,
     };
-    if (sessionId !== undefined) r.sessionId = sessionId;
+    const kept = sessionIds.find((_, i) => !deleted.has(i + 1));
+    if (kept !== undefined) r.sessionId = kept;
     if (agentInfo) r.agentInfo = agentInfo;
     return r;
   };
@@ -173,16 +199,16 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
   };
 
   const sendCancel = () => {
-    if (!sessionId || !current) return;
-    void current.connection.agent.notify('session/cancel', { sessionId }).catch(() => {});
+    if (!watch || !current) return;
+    void current.connection.agent.notify('session/cancel', { sessionId: watch.sessionId }).catch(() => {});
   };
 
   const app = acp
     .client({ name: 'acp-snapshot' })
     .onNotification('session/update', ({ params }) => {
-      if (params.sessionId === sessionId) exchange.update(params.update);
+      if (ours(params.sessionId)) exchange.update(params.update);
       const w = watch;
-      if (!w || params.sessionId !== sessionId) return;
+      if (!w || params.sessionId !== w.sessionId) return;
       w.kill?.update(params.update.sessionUpdate);
       w.cancel?.update(params.update.sessionUpdate);
     })
@@ -260,7 +286,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         `${opts.name}: ${stepTitle}: input.json's prompt ${undeclared}; remove the block, or run an agent that declares it`,
       );
     }
-    const w: PromptWatch = {};
+    const w: PromptWatch = { sessionId: idOf(s.session) };
     let killed!: () => void;
     const killedNow = new Promise<'killed'>((res) => {
       killed = () => res('killed');
@@ -280,7 +306,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     watch = w;
     try {
       const pending = proc.connection.agent.request('session/prompt', {
-        sessionId: sessionId!,
+        sessionId: w.sessionId,
         prompt: promptBlocks(s),
       });
       pending.catch(() => {});
@@ -398,13 +424,34 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       }
       case 'new_session': {
         const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
-        sessionId = r.sessionId;
+        sessionIds.push(r.sessionId);
         return;
       }
       case 'load_session':
         await guard(
-          agent.request('session/load', { sessionId: sessionId!, cwd: opts.sessionCwd, mcpServers: [] }),
+          agent.request('session/load', {
+            sessionId: idOf(s.session),
+            cwd: opts.sessionCwd,
+            mcpServers: [],
+          }),
         );
+        return;
+      case 'resume_session':
+      case 'list_sessions':
+      case 'close_session':
+      case 'delete_session':
+      case 'set_mode':
+      case 'set_config_option':
+        await runSessionRequest(s, {
+          agent,
+          guard,
+          problems,
+          note: (line) => exchange.note(line),
+          title: stepTitle,
+          sessionId: idOf,
+          sessionCwd: opts.sessionCwd,
+        });
+        if (s.op === 'delete_session') deleted.add(s.session ?? 1);
         return;
       case 'restart': {
         // A process killed at a kill point is already gone: no graceful close of the dead one.
@@ -419,6 +466,16 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       case 'prompt':
         return prompt(s);
     }
+  }
+
+  /** The id of scenario session `n` (default 1), which an earlier new_session returned. */
+  function idOf(n = 1): string {
+    const id = sessionIds[n - 1];
+    if (id === undefined)
+      throw new Error(
+        `${opts.name}: ${stepTitle}: session ${n} was never created (no new_session answered for it)`,
+      );
+    return id;
   }
 
   /** The DriverError a failed run ends in: the crash, the violation or the error, with everything observed. */
@@ -440,66 +497,4 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
         : (e as Error).message;
     return new DriverError(message, result());
   }
-}
-
-/** The variables the harness passes to an agent: the contract of README "Environment contract". */
-export interface AgentEnvInput {
-  mode: 'replay' | 'record' | 'refresh';
-  scenario: string;
-  /** Absolute path of the scenario's session.jsonl (replay and refresh). */
-  fixture?: string;
-  /** Absolute path of replay.override.json (overridden scenarios only). */
-  override?: string;
-  persistRoot: string;
-  spillRoot: string;
-  home: string;
-  /** The other volatile roots (test root, real home, install directory...), as `ACP_SNAPSHOT_ROOTS`. */
-  roots?: Record<string, string>;
-  /** The directory of the fixtures' sidecars (replay and refresh), so drift messages can show recorded prompts. */
-  sidecars?: string;
-  /** Record mode only: the model endpoint and key. */
-  baseUrl?: string;
-  apiKey?: string;
-  /** Absolute path of the scenario's agent configuration file (scenarios with `agentConfig` only). */
-  agentConfig?: string;
-}
-
-/**
- * The agent's PATH: the harness's own, less the entries a package runner (`npm test`, `npx`) put in
- * front of it (`.../node_modules/.bin`, npm's node-gyp-bin), so the agent sees the same PATH however
- * Playwright was started and tool output that shows PATH stays the same between recording and replay.
- */
-export function agentPath(path: string | undefined): string {
-  const entries = (path ?? '/usr/local/bin:/usr/bin:/bin')
-    .split(':')
-    .filter((p) => p !== '' && !/\/node_modules\/\.bin\/?$/.test(p) && !/\/node-gyp-bin\/?$/.test(p));
-  return [...new Set(entries)].join(':') || '/usr/local/bin:/usr/bin:/bin';
-}
-
-/** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
-export function agentEnv(
-  input: AgentEnvInput,
-  parent: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
-  const env: Record<string, string> = {
-    ACP_SNAPSHOT_MODE: input.mode,
-    ACP_SNAPSHOT_SCENARIO: input.scenario,
-    ACP_SNAPSHOT_PERSIST_ROOT: input.persistRoot,
-    ACP_SNAPSHOT_SPILL_ROOT: input.spillRoot,
-    HOME: input.home,
-    PATH: agentPath(parent.PATH),
-    LANG: parent.LANG ?? 'C.UTF-8',
-    TZ: 'UTC',
-  };
-  if (input.roots && Object.keys(input.roots).length > 0)
-    env.ACP_SNAPSHOT_ROOTS = JSON.stringify(input.roots);
-  if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
-  if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
-  if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
-  if (input.agentConfig) env.ACP_SNAPSHOT_AGENT_CONFIG = input.agentConfig;
-  if (input.mode === 'record') {
-    if (input.baseUrl) env.ACP_SNAPSHOT_BASE_URL = input.baseUrl;
-    if (input.apiKey) env.DEEPSEEK_API_KEY = input.apiKey;
-  }
-  return env;
 }

@@ -248,7 +248,7 @@ test('a kill point: no cancel, no expectation, then restart and load_session bef
     '  steps[3]: a prompt with a kill point must be followed by a "restart" step (the killed process is gone)',
   );
   expect(issues(killed({}, [{ op: 'restart' }, { op: 'initialize' }, { op: 'prompt', text: 'y' }]))).toBe(
-    '  steps[3]: the restart after a killed prompt must be followed by "load_session" before any other prompt',
+    '  steps[3]: the restart after a killed prompt must be followed by "load_session" (or "resume_session") before any other prompt',
   );
   expect(issues(killed({ expectStopReason: 'cancelled', cancel: { afterUpdates: 1 } }, reload))).toBe(
     '  steps[2].kill: a prompt has a cancel point or a kill point, not both\n' +
@@ -256,5 +256,70 @@ test('a kill point: no cancel, no expectation, then restart and load_session bef
   );
   expect(issues(killed({ expectError: 'boom' }, reload))).toBe(
     '  steps[2].expectError: a killed prompt gets no response, so it expects nothing: drop it',
+  );
+});
+
+test('session steps: they address the Nth new_session, a list cwd is absolute, one session is left at the end', () => {
+  const steps = (...rest: unknown[]) => ({ ...minimal, steps: [{ op: 'initialize' }, ...rest] });
+  const ok = parseScenario(
+    steps(
+      { op: 'new_session' },
+      { op: 'set_mode', modeId: 'auto' },
+      { op: 'set_config_option', configId: 'model', value: 'deepseek-reasoner' },
+      { op: 'new_session' },
+      { op: 'prompt', session: 2, text: 'hi' },
+      { op: 'list_sessions', cwd: '{{cwd}}' },
+      { op: 'list_sessions' },
+      { op: 'close_session', session: 2 },
+      { op: 'delete_session', session: 2 },
+      { op: 'resume_session' },
+      { op: 'restart' },
+      { op: 'initialize' },
+      { op: 'load_session' },
+      { op: 'set_mode', modeId: 'nope', expectError: 'unknown mode' },
+    ),
+    'f',
+  );
+  expect(ok.steps[6]).toEqual({ op: 'list_sessions', cwd: '{{cwd}}' });
+  expect(ok.steps[2]).toEqual({ op: 'set_mode', modeId: 'auto' });
+
+  expect(() => parseScenario(steps({ op: 'resume_session' }), 'f')).toThrow(
+    'steps[1]: resume_session needs an earlier new_session',
+  );
+  expect(() =>
+    parseScenario(steps({ op: 'new_session' }, { op: 'set_mode', session: 2, modeId: 'auto' }), 'f'),
+  ).toThrow(
+    'steps[2]: set_mode needs an earlier new_session (session 2 is the one the 2nd new_session creates)',
+  );
+  expect(() =>
+    parseScenario(steps({ op: 'new_session' }, { op: 'new_session' }, { op: 'list_sessions' }), 'f'),
+  ).toThrow(
+    'steps: has 2 new_session steps; a scenario records exactly one session log: delete_session every session but one before the end',
+  );
+  expect(() => parseScenario(steps({ op: 'new_session' }, { op: 'delete_session' }), 'f')).toThrow(
+    'steps: deletes every session it creates; a scenario records exactly one session log: keep one',
+  );
+  expect(() =>
+    parseScenario(steps({ op: 'new_session' }, { op: 'list_sessions', cwd: 'work' }), 'f'),
+  ).toThrow('steps[2].cwd: must be an absolute path or start with a root placeholder such as "{{cwd}}"');
+  expect(() =>
+    parseScenario(steps({ op: 'new_session' }, { op: 'list_sessions', cwd: '{{nope}}/x' }), 'f'),
+  ).toThrow(/steps\[2\]\.cwd: unknown root placeholder \{\{nope\}\}/);
+  // A session created after a restart is not loadable until the next restart.
+  expect(() =>
+    parseScenario(
+      steps(
+        { op: 'new_session' },
+        { op: 'delete_session' },
+        { op: 'restart' },
+        { op: 'initialize' },
+        { op: 'new_session' },
+        { op: 'load_session', session: 2 },
+      ),
+      'f',
+    ),
+  ).toThrow('steps[6]: load_session must follow a restart');
+  expect(() => parseScenario(steps({ op: 'new_session' }, { op: 'close_session', session: 0 }), 'f')).toThrow(
+    /steps\[2\]\.session: Too small/,
   );
 });

@@ -30,14 +30,26 @@ export type CancelPoint = TurnPoint;
 /** The ACP stop reasons a prompt may be expected to end with. */
 export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
 
+/**
+ * Which session a step addresses: the Nth `new_session` of the scenario, counted from 1. Left out: 1,
+ * the scenario's first session.
+ */
+const SessionRef = z.number().int().positive().optional();
+/** A request step may instead expect a JSON-RPC error whose message contains this text. */
+const ExpectError = z.string().min(1).optional();
+
 /** One step of a scenario's script, run in order against the agent. */
 export const Step = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('initialize'), protocolVersion: z.number().int().positive().default(1) }),
+  /** Creates the scenario's next session (the first is session 1). */
   z.strictObject({ op: z.literal('new_session') }),
-  /** Loads the scenario's session (created earlier by new_session, usually in a previous process). */
-  z.strictObject({ op: z.literal('load_session') }),
+  /** Loads a session created earlier by new_session (in a previous process): history replayed first. */
+  z.strictObject({ op: z.literal('load_session'), session: SessionRef }),
+  /** Continues a session created earlier (`session/resume`): no history is replayed. */
+  z.strictObject({ op: z.literal('resume_session'), session: SessionRef, expectError: ExpectError }),
   z.strictObject({
     op: z.literal('prompt'),
+    session: SessionRef,
     /** The prompt as one text block; or give `content` (exactly one of the two). */
     text: z.string().min(1).optional(),
     /** The prompt's ACP content blocks (text, resource_link, resource, image, audio). */
@@ -48,6 +60,34 @@ export const Step = z.discriminatedUnion('op', [
     cancel: CancelPoint.optional(),
     /** SIGKILL the agent's process group at this point: the prompt gets no response; `restart` must follow. */
     kill: TurnPoint.optional(),
+  }),
+  /**
+   * `session/list`, following `nextCursor` until the last page (each page is a request on the wire).
+   * `cwd` filters by working directory: a root placeholder such as "{{cwd}}", or an absolute path.
+   */
+  z.strictObject({
+    op: z.literal('list_sessions'),
+    cwd: z.string().min(1).optional(),
+    expectError: ExpectError,
+  }),
+  /** `session/close`: the agent cancels the session's work and frees it. */
+  z.strictObject({ op: z.literal('close_session'), session: SessionRef, expectError: ExpectError }),
+  /** `session/delete`: the session disappears from `session/list` (and its log from the persistence root). */
+  z.strictObject({ op: z.literal('delete_session'), session: SessionRef, expectError: ExpectError }),
+  /** `session/set_mode` to one of the modes the agent offered. */
+  z.strictObject({
+    op: z.literal('set_mode'),
+    session: SessionRef,
+    modeId: z.string().min(1),
+    expectError: ExpectError,
+  }),
+  /** `session/set_config_option` of a select option to one of its values. */
+  z.strictObject({
+    op: z.literal('set_config_option'),
+    session: SessionRef,
+    configId: z.string().min(1),
+    value: z.string().min(1),
+    expectError: ExpectError,
   }),
   /** Closes stdin, awaits the agent's graceful exit, and starts a fresh agent process. */
   z.strictObject({ op: z.literal('restart') }),
@@ -107,45 +147,90 @@ export const Scenario = z
     timeoutMs: z.number().int().positive().max(600_000).default(30_000),
   })
   .superRefine((s, ctx) => {
-    const news = s.steps.filter((st) => st.op === 'new_session').length;
-    if (news > 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['steps'],
-        message: `has ${news} new_session steps; a scenario records exactly one session log`,
-      });
-    }
-    let seenNew = false;
-    let restartedSinceNew = false;
+    for (const issue of sessionIssues(s.steps)) ctx.addIssue({ code: 'custom', ...issue });
+    const workspaceParent = s.flags.workspaceParent !== undefined;
     s.steps.forEach((st, i) => {
-      if (st.op === 'new_session') seenNew = true;
-      if (st.op === 'restart' && seenNew) restartedSinceNew = true;
-      if (st.op === 'load_session' && !seenNew) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['steps', i],
-          message: 'load_session needs an earlier new_session',
-        });
-      }
-      if (st.op === 'load_session' && !restartedSinceNew) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['steps', i],
-          message: 'load_session must follow a restart (a session is loaded in a fresh agent process)',
-        });
-      }
-      if (st.op === 'prompt' && !seenNew) {
-        ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'prompt needs an earlier new_session' });
-      }
       if (st.op === 'prompt')
         for (const issue of promptIssues(s, i)) ctx.addIssue({ code: 'custom', ...issue });
+      if (st.op === 'list_sessions' && st.cwd !== undefined)
+        for (const issue of listCwdIssues(st.cwd, ['steps', i, 'cwd'], workspaceParent))
+          ctx.addIssue({ code: 'custom', ...issue });
     });
-    const workspaceParent = s.flags.workspaceParent !== undefined;
     if (s.agentConfig) {
       for (const issue of placeholderIssues(s.agentConfig, ['agentConfig'], { workspaceParent }))
         ctx.addIssue({ code: 'custom', ...issue });
     }
   });
+
+type Issue = { path: (string | number)[]; message: string };
+
+/** The steps that address one session (by `session`, default 1). */
+const SESSION_OPS: ReadonlySet<Step['op']> = new Set([
+  'load_session',
+  'resume_session',
+  'prompt',
+  'close_session',
+  'delete_session',
+  'set_mode',
+  'set_config_option',
+]);
+
+/**
+ * The session rules of a script: a step addresses a session an earlier `new_session` created, a load
+ * happens in a fresh process, and exactly one session is left at the end (a scenario records one log).
+ */
+function sessionIssues(steps: readonly Step[]): Issue[] {
+  const issues: Issue[] = [];
+  let created = 0;
+  /** Session numbers with a restart since their creation. */
+  const restarted = new Set<number>();
+  const deleted = new Set<number>();
+  steps.forEach((st, i) => {
+    if (st.op === 'new_session') created++;
+    if (st.op === 'restart') for (let n = 1; n <= created; n++) restarted.add(n);
+    if (!SESSION_OPS.has(st.op)) return;
+    const n = (st as { session?: number }).session ?? 1;
+    if (n > created) {
+      const which = n === 1 ? '' : ` (session ${n} is the one the ${ordinal(n)} new_session creates)`;
+      issues.push({ path: ['steps', i], message: `${st.op} needs an earlier new_session${which}` });
+    } else if (st.op === 'load_session' && !restarted.has(n)) {
+      issues.push({
+        path: ['steps', i],
+        message: 'load_session must follow a restart (a session is loaded in a fresh agent process)',
+      });
+    }
+    if (st.op === 'delete_session') deleted.add(n);
+  });
+  const left = created - deleted.size;
+  if (created > 0 && left !== 1) {
+    issues.push({
+      path: ['steps'],
+      message:
+        left > 1
+          ? `has ${created} new_session steps; a scenario records exactly one session log: delete_session every session but one before the end`
+          : 'deletes every session it creates; a scenario records exactly one session log: keep one',
+    });
+  }
+  return issues;
+}
+
+/** A `list_sessions` cwd is a root placeholder path or an absolute path (ACP requires an absolute cwd). */
+function listCwdIssues(cwd: string, path: (string | number)[], workspaceParent: boolean): Issue[] {
+  const issues: Issue[] = placeholderIssues(cwd, path, { workspaceParent });
+  if (!cwd.startsWith('/') && !/^\{\{[A-Za-z]+\}\}/.test(cwd)) {
+    issues.push({
+      path,
+      message: 'must be an absolute path or start with a root placeholder such as "{{cwd}}"',
+    });
+  }
+  return issues;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
 
 /** The rules of prompt step `i` that a field's schema cannot say alone. */
 function promptIssues(
@@ -185,13 +270,13 @@ function promptIssues(
       });
     } else {
       const later = s.steps.slice(i + 2);
-      const load = later.findIndex((x) => x.op === 'load_session');
+      const load = later.findIndex((x) => x.op === 'load_session' || x.op === 'resume_session');
       const prompt = later.findIndex((x) => x.op === 'prompt');
       if (load === -1 || (prompt !== -1 && prompt < load)) {
         issues.push({
           path: ['steps', i + 1],
           message:
-            'the restart after a killed prompt must be followed by "load_session" before any other prompt',
+            'the restart after a killed prompt must be followed by "load_session" (or "resume_session") before any other prompt',
         });
       }
     }

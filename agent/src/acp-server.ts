@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { LOG_FORMAT, LOG_FORMAT_VERSION } from '@acp-snapshot/session-log';
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogRecord } from '@acp-snapshot/session-log';
 import {
   type AgentApp,
   type AgentContext,
@@ -7,6 +7,8 @@ import {
   type ClientCapabilities,
   PROTOCOL_VERSION,
   RequestError,
+  type SessionConfigOption,
+  type SessionModeState,
 } from '@agentclientprotocol/sdk';
 import { Conversation } from './conversation.js';
 import { createFileAccess } from './file-access.js';
@@ -14,6 +16,8 @@ import { historyUpdates } from './history-replay.js';
 import { uncommittedAnswer } from './interrupted-turn.js';
 import { type AgentServices, requestShapingConfig } from './services.js';
 import { AgentSession, type SessionClient } from './session.js';
+import { listSessions } from './session-list.js';
+import { SessionSettings } from './session-settings.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { ToolRunner } from './tool-runner.js';
 
@@ -36,6 +40,7 @@ export class AcpAgent {
             agentCapabilities: {
               loadSession: true,
               promptCapabilities: { image: false, audio: false, embeddedContext: true },
+              sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
             },
             agentInfo,
             authMethods: [],
@@ -45,17 +50,15 @@ export class AcpAgent {
           const cwd = requireAbsoluteCwd(params.cwd);
           this.ignoreMcpServers(params.mcpServers.length);
           const session = await this.newSession(cwd, client);
-          return { sessionId: session.id };
+          return { sessionId: session.id, ...settingsOf(session) };
         })
         .onRequest('session/load', async ({ params, client }) => {
           const cwd = requireAbsoluteCwd(params.cwd);
           this.ignoreMcpServers(params.mcpServers.length);
-          await this.loadSession(params.sessionId, cwd, client);
-          return {};
+          return settingsOf(await this.reopen(params.sessionId, cwd, client, 'session/load'));
         })
         .onRequest('session/prompt', async ({ params, signal }) => {
-          const session = this.sessions.get(params.sessionId);
-          if (!session) throw RequestError.sessionNotFound(params.sessionId);
+          const session = this.live(params.sessionId);
           // A $/cancel_request for this prompt, or the connection closing, cancels the turn like session/cancel.
           const onAbort = () => session.cancel();
           signal.addEventListener('abort', onAbort, { once: true });
@@ -70,7 +73,51 @@ export class AcpAgent {
         .onNotification('session/cancel', ({ params }) => {
           this.sessions.get(params.sessionId)?.cancel();
         })
+        .onRequest('session/resume', async ({ params, client }) => {
+          const cwd = requireAbsoluteCwd(params.cwd);
+          this.ignoreMcpServers(params.mcpServers?.length ?? 0);
+          return settingsOf(await this.reopen(params.sessionId, cwd, client, 'session/resume'));
+        })
+        .onRequest('session/list', async ({ params }) => {
+          if (params.cwd != null) requireAbsoluteCwd(params.cwd);
+          const { store, config, log } = this.services;
+          const opts = { cwd: params.cwd, cursor: params.cursor, pageSize: config.sessionList.pageSize };
+          return listSessions(await store.logFiles(), opts, log);
+        })
+        .onRequest('session/close', async ({ params }) => {
+          const session = this.live(params.sessionId);
+          this.sessions.delete(session.id);
+          await session.close({ byClient: true });
+          this.services.log(`session ${session.id} closed by the client`);
+          return {};
+        })
+        .onRequest('session/delete', async ({ params }) => {
+          // Deleting what is not there succeeds: the session is gone either way.
+          const live = this.sessions.get(params.sessionId);
+          this.sessions.delete(params.sessionId);
+          await live?.close();
+          if (await this.services.store.delete(params.sessionId))
+            this.services.log(`session ${params.sessionId} deleted`);
+          return {};
+        })
+        .onRequest('session/set_mode', async ({ params }) => {
+          await setMode(this.live(params.sessionId), params.modeId);
+          return {};
+        })
+        .onRequest('session/set_config_option', async ({ params }) => {
+          const session = this.live(params.sessionId);
+          // A boolean value (`type: "boolean"`) is refused by name: every option here is a select.
+          await setConfigOption(session, params.configId, params.value);
+          return { configOptions: session.settings.configOptions() };
+        })
     );
+  }
+
+  /** The session with this id open in this process, or the protocol's session-not-found error. */
+  private live(sessionId: string): AgentSession {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
   }
 
   private ignoreMcpServers(count: number): void {
@@ -119,6 +166,7 @@ export class AcpAgent {
       this.sessionClient(client, sessionId),
       writer,
       new Conversation(),
+      new SessionSettings(config),
     );
     this.sessions.set(sessionId, session);
     this.services.log(`session ${sessionId} created in ${cwd}`);
@@ -126,11 +174,16 @@ export class AcpAgent {
   }
 
   /**
-   * Rebuilds a persisted session, shows its history as session/update notifications, then marks the
-   * resume in the log. A turn the previous process never ended (crash, kill) is closed as an error, after
-   * committing the answer it was streaming (what the user saw).
+   * Rebuilds a persisted session and marks the resume in the log. `session/load` first shows its history as
+   * session/update notifications; `session/resume` shows nothing. A turn the previous process never ended
+   * (crash, kill) is closed as an error, after committing the answer it was streaming (what the user saw).
    */
-  private async loadSession(sessionId: string, cwd: string, client: AgentContext): Promise<void> {
+  private async reopen(
+    sessionId: string,
+    cwd: string,
+    client: AgentContext,
+    method: 'session/load' | 'session/resume',
+  ): Promise<AgentSession> {
     const { store, config, tools, log } = this.services;
     const existing = this.sessions.get(sessionId);
     if (existing) {
@@ -141,8 +194,12 @@ export class AcpAgent {
     const { records, warnings, writer, path } = await store.open(sessionId);
     for (const w of warnings) log(`${path}: ${w}`);
     const conversation = new Conversation();
+    const settings = new SessionSettings(config);
     const body = records.filter((r) => r.event.type !== 'session/header');
-    for (const r of body) conversation.apply(r.event);
+    for (const { event } of body) {
+      conversation.apply(event);
+      settings.apply(event);
+    }
     const session = new AgentSession(
       sessionId,
       cwd,
@@ -151,17 +208,25 @@ export class AcpAgent {
       this.sessionClient(client, sessionId),
       writer,
       conversation,
+      settings,
     );
-    for (const update of historyUpdates(body, tools, cwd)) await session.client.update(update);
-    await session.record({ type: 'boundary', kind: 'resume' });
+    const show = async (events: LogRecord[]) => {
+      if (method === 'session/load')
+        for (const update of historyUpdates(events, tools, cwd)) await session.client.update(update);
+    };
+    await show(body);
+    await session.record({
+      type: 'boundary',
+      kind: 'resume',
+      ...(method === 'session/resume' ? { method } : {}),
+    });
     const open = conversation.openTurn;
     if (open !== undefined) {
       const partial = uncommittedAnswer(body, open);
       if (partial) {
         const committed = { type: 'message/committed' as const, turn: open, message: partial };
         await session.record(committed);
-        for (const update of historyUpdates([{ event: committed }], tools, cwd))
-          await session.client.update(update);
+        await show([{ event: committed }]);
       }
       const note = 'Not finished: the agent stopped before this tool call finished.';
       let step = 1;
@@ -175,7 +240,10 @@ export class AcpAgent {
       });
     }
     this.sessions.set(sessionId, session);
-    log(`session ${sessionId} loaded from ${path} (${body.length} events)`);
+    log(
+      `session ${sessionId} ${method === 'session/load' ? 'loaded' : 'resumed'} from ${path} (${body.length} events)`,
+    );
+    return session;
   }
 
   /** Graceful shutdown: cancel running turns (they persist their turn/end), close every log. */
@@ -189,4 +257,43 @@ function requireAbsoluteCwd(cwd: string): string {
   if (!isAbsolute(cwd))
     throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
   return cwd;
+}
+
+/** The `modes` and `configOptions` every session setup response carries. */
+function settingsOf(session: AgentSession): {
+  modes: SessionModeState;
+  configOptions: SessionConfigOption[];
+} {
+  return { modes: session.settings.modeState(), configOptions: session.settings.configOptions() };
+}
+
+/**
+ * `session/set_mode`: records the change, then tells the client in both vocabularies it may use:
+ * `current_mode_update` (modes) and `config_option_update` (config options, whose `mode` follows it).
+ */
+async function setMode(session: AgentSession, modeId: string): Promise<void> {
+  const event = session.settings.modeEvent(modeId);
+  if (modeId === session.settings.modeId) return;
+  await session.record(event);
+  await session.client.update({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
+  await session.client.update({
+    sessionUpdate: 'config_option_update',
+    configOptions: session.settings.configOptions(),
+  });
+}
+
+/**
+ * `session/set_config_option`: records the change (the response carries the complete options); a mode
+ * changed this way is also announced as `current_mode_update`, for clients that follow modes only.
+ */
+async function setConfigOption(session: AgentSession, configId: string, value: unknown): Promise<void> {
+  const { settings } = session;
+  const event = settings.configEvent(configId, value);
+  if (event.type === 'session/mode') {
+    if (event.modeId === settings.modeId) return;
+    await session.record(event);
+    await session.client.update({ sessionUpdate: 'current_mode_update', currentModeId: event.modeId });
+  } else if (event.type === 'session/config' && event.value !== settings.model) {
+    await session.record(event);
+  }
 }

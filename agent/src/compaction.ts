@@ -73,7 +73,7 @@ export async function maybeCompact(
     return;
   }
   const request: LlmRequest = {
-    model: config.llm.model,
+    model: session.settings.model,
     system: SUMMARY_SYSTEM,
     messages: [
       {

@@ -38,8 +38,10 @@ export const AgentConfig = z.strictObject({
     plugin: z.string().min(1),
     /** Path of a plugin module exporting `createPlugin`; relative paths resolve against the process cwd. */
     module: z.string().min(1).optional(),
-    /** The model id sent in every request. */
+    /** The model id sent in every request (the session's starting model). */
     model: z.string().min(1),
+    /** Further model ids a session may switch to (the `model` config option offers these and `model`). */
+    models: z.array(z.string().min(1)).default([]),
     /** The plugin's own options block, passed to createPlugin as-is. */
     options: z.record(z.string(), z.unknown()).prefault({}),
     /** Sampling/size parameters sent with every turn request (part of the request fingerprint). */
@@ -92,6 +94,12 @@ export const AgentConfig = z.strictObject({
       bash: z
         .strictObject({ maxOutputChars: positiveInt.optional(), titleChars: positiveInt.optional() })
         .optional(),
+    })
+    .prefault({}),
+  sessionList: z
+    .strictObject({
+      /** Sessions in one `session/list` page; a longer list continues with `nextCursor`. */
+      pageSize: z.number().int().positive().max(1000).default(50),
     })
     .prefault({}),
   clock: Clock.default({ kind: 'system' }),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type LogAppender,
@@ -26,11 +26,44 @@ export class SessionStore {
 
   /** The existing log of a session (either compression), or undefined. */
   findLog(sessionId: string): { path: string; compression: 'gzip' | 'none' } | undefined {
+    // A client's session id becomes a file name: one that could leave the root names no session.
+    if (!isFileNameId(sessionId)) return undefined;
     for (const compression of [this.compression, this.compression === 'gzip' ? 'none' : 'gzip'] as const) {
       const path = this.pathFor(sessionId, compression);
       if (existsSync(path)) return { path, compression };
     }
     return undefined;
+  }
+
+  /** The log files of every persisted session under the root (one per session id), sorted by name. */
+  async logFiles(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.root);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const ids = new Set<string>();
+    for (const n of names) {
+      const m = /^(.+)\.jsonl(?:\.gz)?$/.exec(n);
+      if (m) ids.add(m[1]!);
+    }
+    return [...ids].sort().flatMap((id) => {
+      const found = this.findLog(id);
+      return found ? [found.path] : [];
+    });
+  }
+
+  /** Removes a session's log (either compression); a session without one is left as it is. */
+  async delete(sessionId: string): Promise<boolean> {
+    let removed = false;
+    for (;;) {
+      const found = this.findLog(sessionId);
+      if (!found) return removed;
+      await rm(found.path, { force: true });
+      removed = true;
+    }
   }
 
   /**
@@ -69,6 +102,11 @@ export class SessionStore {
     const appender = await openLogAppender(found.path, { compression: found.compression });
     return { header, records, warnings, writer: new SessionWriter(appender, this.clock), path: found.path };
   }
+}
+
+/** Whether a session id is usable as a file name inside the root (no separators, not `.` or `..`). */
+function isFileNameId(id: string): boolean {
+  return id !== '' && id !== '.' && id !== '..' && !/[/\\\0]/.test(id);
 }
 
 /** Appends events to one session log, time-stamped by the injected clock; durable when write resolves. */

@@ -10,6 +10,7 @@ import {
 import type { Conversation } from './conversation.js';
 import { promptToText } from './prompt-content.js';
 import type { AgentServices } from './services.js';
+import type { SessionSettings } from './session-settings.js';
 import type { SessionWriter } from './session-store.js';
 import type { FileAccess } from './tools/types.js';
 import { TurnRunner } from './turn.js';
@@ -34,6 +35,7 @@ export class AgentSession {
     readonly client: SessionClient,
     readonly writer: SessionWriter,
     readonly conversation: Conversation,
+    readonly settings: SessionSettings,
   ) {}
 
   /** Volatile roots replaced by placeholders before fingerprinting requests. */
@@ -46,6 +48,7 @@ export class AgentSession {
   async record(event: BodyEvent): Promise<void> {
     await this.writer.write(event);
     this.conversation.apply(event);
+    this.settings.apply(event);
   }
 
   /** session/cancel: aborts the running turn, if any. A cancel between turns is a no-op. */
@@ -75,10 +78,14 @@ export class AgentSession {
     }
   }
 
-  /** Cancels any running turn, waits for it to settle, and closes the log. */
-  async close(): Promise<void> {
+  /**
+   * Cancels any running turn, waits for it to settle, and closes the log. `session/close` marks the
+   * close in the log first; a shutdown (stdin closed) does not, since the client did not ask for it.
+   */
+  async close(opts: { byClient?: boolean } = {}): Promise<void> {
     this.cancel();
     await this.running?.catch(() => {});
+    if (opts.byClient) await this.record({ type: 'session/close' });
     await this.writer.close();
   }
 }

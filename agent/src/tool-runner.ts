@@ -2,6 +2,7 @@ import type { ToolCallRequest } from '@acp-snapshot/session-log';
 import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { TurnCancelled, untilAborted } from './abort.js';
 import type { AgentSession } from './session.js';
+import { CONFIGURED_MODE } from './session-settings.js';
 import type { ToolDefinition, ToolOutcome } from './tools/types.js';
 
 /** The options of every permission question: allow or reject this one call. */
@@ -115,12 +116,16 @@ export class ToolRunner {
 
   /** Applies the permission policy; returns 'allowed' or the text the model gets instead of a result. */
   private async permit(p: PreparedCall, tool: ToolDefinition): Promise<'allowed' | string> {
-    const { config } = this.session.services;
     if (tool.permission === 'none') return 'allowed';
-    const policy = config.permissions[tool.permission];
+    // Read at each call, not at turn start: a mode set while a turn runs applies to its next tool call.
+    const { settings } = this.session;
+    const policy = settings.permissions[tool.permission];
     if (policy === 'allow') return 'allowed';
     if (policy === 'deny') {
-      return `Denied: the agent's permission policy (permissions.${tool.permission} = "deny") does not allow this tool call.`;
+      if (settings.modeId === CONFIGURED_MODE)
+        return `Denied: the agent's permission policy (permissions.${tool.permission} = "deny") does not allow this tool call.`;
+      const what = tool.permission === 'edit' ? 'file edits' : 'commands';
+      return `Denied: this session's mode "${settings.modeId}" does not allow ${what}, so the tool did not run.`;
     }
     const toolCallId = p.call.id;
     await this.session.record({

@@ -85,7 +85,7 @@ export class TurnRunner {
     const { session, turn, step, signal } = this;
     const { config, plugin, toolSchemas } = session.services;
     const request: LlmRequest = {
-      model: config.llm.model,
+      model: session.settings.model,
       system: session.systemPrompt,
       messages: [...session.conversation.messages],
       tools: toolSchemas,

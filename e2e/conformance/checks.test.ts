@@ -50,6 +50,28 @@ const FLAWS: [flaw: string, checkId: string, detail: RegExp][] = [
     'session.load-replay',
     /history update\(s\) arrived after the session\/load response/,
   ],
+  [
+    'list-ignores-cwd',
+    'session.list',
+    /a cwd filter naming a directory without sessions returned 2 session\(s\)/,
+  ],
+  [
+    'resume-replays',
+    'session.resume',
+    /session\/resume replayed 1 history update\(s\) \(first: user_message_chunk\)/,
+  ],
+  [
+    'close-end-turn',
+    'session.close',
+    /the closed session's prompt ended with stopReason "end_turn", expected "cancelled"/,
+  ],
+  ['delete-keeps-listing', 'session.delete', /session\/list still lists the deleted session "fake-/],
+  [
+    'mode-unavailable',
+    'session.modes',
+    /currentModeId "missing" is not one of the availableModes \(ask, auto\)/,
+  ],
+  ['config-partial', 'session.config-options', /must answer the complete configOptions; missing "model"/],
   ['bad-stop-reason', 'prompt.stop-reason', /stopReason "done" is not one of end_turn/],
   ['update-wrong-session', 'prompt.update-session-id', /sessionId "other", not/],
   ['cancel-end-turn', 'prompt.cancel', /stopReason "end_turn", expected "cancelled"/],
@@ -103,6 +125,30 @@ test('a check that does not apply is skipped with the reason', async () => {
   const r = await runCheck(fakeTarget('no-load-session'), checkById('session.load-replay'), FAST);
   expect(r.status).toBe('skip');
   expect(r.detail).toBe('the agent does not declare agentCapabilities.loadSession');
+});
+
+test('the session surface checks are skipped, with the reason, for an agent that offers none of it', async () => {
+  const skipped: Record<string, string> = {};
+  for (const id of [
+    'session.list',
+    'session.resume',
+    'session.close',
+    'session.delete',
+    'session.modes',
+    'session.config-options',
+  ]) {
+    const r = await runCheck(fakeTarget('no-session-capabilities'), checkById(id), FAST);
+    expect(r.status, r.detail).toBe('skip');
+    skipped[id] = r.detail;
+  }
+  expect(skipped).toEqual({
+    'session.list': 'the agent does not declare agentCapabilities.sessionCapabilities.list',
+    'session.resume': 'the agent does not declare agentCapabilities.sessionCapabilities.resume',
+    'session.close': 'the agent does not declare agentCapabilities.sessionCapabilities.close',
+    'session.delete': 'the agent does not declare agentCapabilities.sessionCapabilities.delete',
+    'session.modes': 'session/new returned no modes',
+    'session.config-options': 'session/new returned no configOptions',
+  });
 });
 
 test('an agent command that does not exist fails the check naming the command, with no hang', async () => {

@@ -20,6 +20,7 @@ const RESPONSE_DEFS: Record<string, string> = {
   'session/list': 'ListSessionsResponse',
   'session/resume': 'ResumeSessionResponse',
   'session/close': 'CloseSessionResponse',
+  'session/delete': 'DeleteSessionResponse',
   'session/set_mode': 'SetSessionModeResponse',
   'session/set_config_option': 'SetSessionConfigOptionResponse',
   'session/prompt': 'PromptResponse',

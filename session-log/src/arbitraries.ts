@@ -91,6 +91,14 @@ export const otherEvent: fc.Arbitrary<SessionEvent> = fc.oneof(
     purpose: 'turn' as const,
     fingerprint: { hash: 'h', parts: { model: 'm', system: 's', tools: 't', params: 'p', messages: ['a'] } },
   })),
+  anyText(12)
+    .filter((modeId) => modeId.length > 0)
+    .map((modeId) => ({ type: 'session/mode' as const, modeId })),
+  fc
+    .tuple(fc.constantFrom('model', 'x'), anyText(20))
+    .map(([configId, value]) => ({ type: 'session/config' as const, configId, value })),
+  fc.constant({ type: 'session/close' as const }),
+  fc.constant({ type: 'boundary' as const, kind: 'resume' as const, method: 'session/resume' as const }),
 );
 
 /** A run of chunks of one (turn, step): empty, short, or very long. */

@@ -215,3 +215,28 @@ test('non-canonical rows (every chunk alone, as the live appender writes) decode
     { numRuns: 60 },
   );
 });
+
+test('session events (mode, config option, close, a resume without history) round-trip as single-event rows', () => {
+  const records = makeRecords([
+    buildHeader(),
+    { type: 'session/mode', modeId: 'auto' },
+    { type: 'session/config', configId: 'model', value: 'deepseek-reasoner' },
+    { type: 'boundary', kind: 'resume', method: 'session/resume' },
+    { type: 'session/close' },
+  ]);
+  const lines = serializeLog(records).trimEnd().split('\n');
+  expect(lines.slice(1)).toEqual([
+    '{"seq":1,"ts":1735689600001,"event":{"type":"session/mode","modeId":"auto"}}',
+    '{"seq":2,"ts":1735689600002,"event":{"type":"session/config","configId":"model","value":"deepseek-reasoner"}}',
+    '{"seq":3,"ts":1735689600003,"event":{"type":"boundary","kind":"resume","method":"session/resume"}}',
+    '{"seq":4,"ts":1735689600004,"event":{"type":"session/close"}}',
+  ]);
+  expect(parseLogText(lines.join('\n')).records).toEqual(records);
+  const emptyMode = errorOf(() =>
+    parseLogText(
+      [lines[0], '{"seq":1,"ts":1,"event":{"type":"session/mode","modeId":""}}'].join('\n'),
+      'f.jsonl',
+    ),
+  );
+  expect(emptyMode.message).toMatch(/^f\.jsonl:2: bad event row at event\.modeId: /);
+});

@@ -184,7 +184,28 @@ export const Boundary = z.strictObject({
   type: z.literal('boundary'),
   kind: z.enum(['compaction', 'resume']),
   turn: turn.optional(),
+  /**
+   * How a `resume` boundary was reached: `session/resume` continued the session without showing its
+   * history to the client. Absent: `session/load` (which replays the history first).
+   */
+  method: z.literal('session/resume').optional(),
 });
+/**
+ * The session's mode changed (`session/set_mode`, or `session/set_config_option` of the `mode` option).
+ * The mode decides the permission policy; the latest one holds from here on, also after a load.
+ */
+export const SessionModeEvent = z.strictObject({
+  type: z.literal('session/mode'),
+  modeId: z.string().min(1),
+});
+/** A session config option other than the mode changed (`session/set_config_option`), e.g. the model. */
+export const SessionConfigEvent = z.strictObject({
+  type: z.literal('session/config'),
+  configId: z.string().min(1),
+  value: z.string(),
+});
+/** The client closed the session (`session/close`): its running turn was cancelled; nothing follows in this process. */
+export const SessionCloseEvent = z.strictObject({ type: z.literal('session/close') });
 
 /** Every logical event of a session log, the header first. */
 export const SessionEvent = z.discriminatedUnion('type', [
@@ -200,6 +221,9 @@ export const SessionEvent = z.discriminatedUnion('type', [
   MessageCommitted,
   CompactionSummary,
   Boundary,
+  SessionModeEvent,
+  SessionConfigEvent,
+  SessionCloseEvent,
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 /** Body events: everything but the header. */

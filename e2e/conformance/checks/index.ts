@@ -4,6 +4,7 @@ import { errorChecks } from './errors.js';
 import { initializeChecks } from './initialize.js';
 import { promptChecks } from './prompt.js';
 import { sessionChecks } from './session.js';
+import { sessionSurfaceChecks } from './session-surface.js';
 import { transportChecks } from './transport.js';
 
 /** All checks of the ACP v1 conformance suite. */
@@ -11,6 +12,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...transportChecks,
   ...initializeChecks,
   ...sessionChecks,
+  ...sessionSurfaceChecks,
   ...promptChecks,
   ...errorChecks,
 ];

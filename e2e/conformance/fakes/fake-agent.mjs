@@ -2,8 +2,9 @@
 // A tiny ACP agent for testing the conformance checks themselves. With no flaw it follows the ACP v1
 // spec; FAKE_FLAW switches on exactly one deliberate violation so a test can prove a check catches it.
 // FAKE_TURNS (comma list of simple|slow|permission|file) says how each successive prompt turn behaves.
-// Sessions are kept as JSON files under $HOME/sessions so a second process can session/load them.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Sessions are kept as JSON files under $HOME/sessions ({cwd, history, modeId, model}) so a second process
+// can session/load or session/resume them, and session/list can list them.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -50,8 +51,48 @@ function askClient(method, params, onResult) {
 }
 
 const sessionFile = (id) => join(store, `${id.replace(/[^a-zA-Z0-9-]/g, '_')}.json`);
-const loadHistory = (id) => JSON.parse(readFileSync(sessionFile(id), 'utf8'));
-const saveHistory = (id, history) => writeFileSync(sessionFile(id), JSON.stringify(history));
+const loadSession = (id) => JSON.parse(readFileSync(sessionFile(id), 'utf8'));
+const saveSession = (id, session) => writeFileSync(sessionFile(id), JSON.stringify(session));
+const loadHistory = (id) => loadSession(id).history;
+const saveHistory = (id, history) => saveSession(id, { ...loadSession(id), history });
+
+const MODES = [
+  { id: 'ask', name: 'Ask' },
+  { id: 'auto', name: 'Auto' },
+];
+const MODELS = ['small', 'large'];
+const modeState = (s) => ({
+  currentModeId: flaw === 'mode-unavailable' ? 'missing' : s.modeId,
+  availableModes: MODES,
+});
+const configOptions = (s) => [
+  {
+    type: 'select',
+    id: 'mode',
+    name: 'Mode',
+    category: 'mode',
+    currentValue: s.modeId,
+    options: MODES.map((m) => ({ value: m.id, name: m.name })),
+  },
+  {
+    type: 'select',
+    id: 'model',
+    name: 'Model',
+    category: 'model',
+    currentValue: s.model,
+    options: MODELS.map((m) => ({ value: m, name: m })),
+  },
+];
+const setup = (s) => ({ modes: modeState(s), configOptions: configOptions(s) });
+/** Every stored session (sessionId, cwd), in a stable order. */
+const storedSessions = () =>
+  readdirSync(store)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({
+      sessionId: f.slice(0, -'.json'.length),
+      cwd: loadSession(f.slice(0, -'.json'.length)).cwd,
+    }));
 
 const text = (t) => ({ type: 'text', text: t });
 
@@ -77,6 +118,11 @@ function startTurn(id, sessionId, promptText) {
   turn.cancel = () => {
     turn.cancelled = true;
     if (kind === 'slow') turn.finish(flaw === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+  };
+  // session/close: cancels the turn like session/cancel.
+  turn.close = () => {
+    turn.cancelled = true;
+    if (kind === 'slow') turn.finish(flaw === 'close-end-turn' ? 'end_turn' : 'cancelled');
   };
   if (leakedCancels.delete(sessionId)) {
     turn.finish('cancelled');
@@ -149,7 +195,14 @@ function onRequest(id, method, params) {
       return respond(id, {
         protocolVersion: version,
         agentCapabilities:
-          flaw === 'bad-capabilities' ? { loadSession: 'yes' } : { loadSession: flaw !== 'no-load-session' },
+          flaw === 'bad-capabilities'
+            ? { loadSession: 'yes' }
+            : {
+                loadSession: flaw !== 'no-load-session',
+                ...(flaw !== 'no-session-capabilities' && {
+                  sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+                }),
+              },
         ...(flaw !== 'no-agent-info' && { agentInfo: { name: 'fake-agent', version: '1.0.0' } }),
         authMethods: [],
       });
@@ -159,8 +212,10 @@ function onRequest(id, method, params) {
         return respondError(id, -32602, 'Invalid params: cwd, mcpServers');
       const sessionId =
         flaw === 'same-session-id' ? 'fake-session' : `fake-${process.pid}-${++sessionCounter}`;
-      saveHistory(sessionId, []);
-      return respond(id, { sessionId });
+      const session = { cwd: params.cwd, history: [], modeId: 'ask', model: 'small' };
+      saveSession(sessionId, session);
+      if (flaw === 'no-session-capabilities') return respond(id, { sessionId });
+      return respond(id, { sessionId, ...setup(session) });
     }
     case 'session/load': {
       if (!validSession(params) || typeof params.sessionId !== 'string')
@@ -179,7 +234,64 @@ function onRequest(id, method, params) {
         return;
       }
       replay();
+      return respond(id, setup(loadSession(params.sessionId)));
+    }
+    case 'session/resume': {
+      if (typeof params?.cwd !== 'string' || typeof params.sessionId !== 'string')
+        return respondError(id, -32602, 'Invalid params');
+      if (!existsSync(sessionFile(params.sessionId)))
+        return respondError(id, -32002, 'Resource not found: session');
+      const session = loadSession(params.sessionId);
+      if (flaw === 'resume-replays')
+        for (const entry of session.history)
+          update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: text(entry.user) });
+      return respond(id, setup(session));
+    }
+    case 'session/list': {
+      const all = storedSessions();
+      const cwd = params?.cwd;
+      const matching = cwd == null || flaw === 'list-ignores-cwd' ? all : all.filter((s) => s.cwd === cwd);
+      // One session a page, so the cursor is exercised.
+      const start = params?.cursor == null ? 0 : Number(params.cursor);
+      if (!Number.isInteger(start) || start < 0) return respondError(id, -32602, 'Invalid params: cursor');
+      const page = matching.slice(start, start + 1);
+      return respond(id, {
+        sessions: page,
+        ...(start + 1 < matching.length && { nextCursor: String(start + 1) }),
+      });
+    }
+    case 'session/close': {
+      const turn = activeTurns.get(params?.sessionId);
+      if (turn) turn.close();
       return respond(id, {});
+    }
+    case 'session/delete': {
+      if (typeof params?.sessionId === 'string' && flaw !== 'delete-keeps-listing')
+        rmSync(sessionFile(params.sessionId), { force: true });
+      return respond(id, {});
+    }
+    case 'session/set_mode': {
+      if (!existsSync(sessionFile(String(params?.sessionId))))
+        return respondError(id, -32002, 'Resource not found: session');
+      const session = loadSession(params.sessionId);
+      if (!MODES.some((m) => m.id === params.modeId))
+        return respondError(id, -32602, 'Invalid params: modeId');
+      saveSession(params.sessionId, { ...session, modeId: params.modeId });
+      update(params.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: params.modeId });
+      return respond(id, {});
+    }
+    case 'session/set_config_option': {
+      if (!existsSync(sessionFile(String(params?.sessionId))))
+        return respondError(id, -32002, 'Resource not found: session');
+      const session = loadSession(params.sessionId);
+      const key = params.configId === 'mode' ? 'modeId' : params.configId === 'model' ? 'model' : undefined;
+      if (!key) return respondError(id, -32602, 'Invalid params: configId');
+      const next = { ...session, [key]: params.value };
+      saveSession(params.sessionId, next);
+      const all = configOptions(next);
+      return respond(id, {
+        configOptions: flaw === 'config-partial' ? all.filter((o) => o.id === params.configId) : all,
+      });
     }
     case 'session/prompt': {
       const ok = typeof params?.sessionId === 'string' && Array.isArray(params.prompt);

@@ -1,0 +1,63 @@
+/** The environment contract between the harness and any agent it runs (README "The harness <-> agent contract"). */
+
+/** The variables the harness passes to an agent: the contract of README "Environment contract". */
+export interface AgentEnvInput {
+  mode: 'replay' | 'record' | 'refresh';
+  scenario: string;
+  /** Absolute path of the scenario's session.jsonl (replay and refresh). */
+  fixture?: string;
+  /** Absolute path of replay.override.json (overridden scenarios only). */
+  override?: string;
+  persistRoot: string;
+  spillRoot: string;
+  home: string;
+  /** The other volatile roots (test root, real home, install directory...), as `ACP_SNAPSHOT_ROOTS`. */
+  roots?: Record<string, string>;
+  /** The directory of the fixtures' sidecars (replay and refresh), so drift messages can show recorded prompts. */
+  sidecars?: string;
+  /** Record mode only: the model endpoint and key. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** Absolute path of the scenario's agent configuration file (scenarios with `agentConfig` only). */
+  agentConfig?: string;
+}
+
+/**
+ * The agent's PATH: the harness's own, less the entries a package runner (`npm test`, `npx`) put in
+ * front of it (`.../node_modules/.bin`, npm's node-gyp-bin), so the agent sees the same PATH however
+ * Playwright was started and tool output that shows PATH stays the same between recording and replay.
+ */
+export function agentPath(path: string | undefined): string {
+  const entries = (path ?? '/usr/local/bin:/usr/bin:/bin')
+    .split(':')
+    .filter((p) => p !== '' && !/\/node_modules\/\.bin\/?$/.test(p) && !/\/node-gyp-bin\/?$/.test(p));
+  return [...new Set(entries)].join(':') || '/usr/local/bin:/usr/bin:/bin';
+}
+
+/** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
+export function agentEnv(
+  input: AgentEnvInput,
+  parent: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ACP_SNAPSHOT_MODE: input.mode,
+    ACP_SNAPSHOT_SCENARIO: input.scenario,
+    ACP_SNAPSHOT_PERSIST_ROOT: input.persistRoot,
+    ACP_SNAPSHOT_SPILL_ROOT: input.spillRoot,
+    HOME: input.home,
+    PATH: agentPath(parent.PATH),
+    LANG: parent.LANG ?? 'C.UTF-8',
+    TZ: 'UTC',
+  };
+  if (input.roots && Object.keys(input.roots).length > 0)
+    env.ACP_SNAPSHOT_ROOTS = JSON.stringify(input.roots);
+  if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
+  if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
+  if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
+  if (input.agentConfig) env.ACP_SNAPSHOT_AGENT_CONFIG = input.agentConfig;
+  if (input.mode === 'record') {
+    if (input.baseUrl) env.ACP_SNAPSHOT_BASE_URL = input.baseUrl;
+    if (input.apiKey) env.DEEPSEEK_API_KEY = input.apiKey;
+  }
+  return env;
+}
