@@ -343,7 +343,15 @@ function eventLines(e: Exclude<SessionEvent, EventOf<'assistant/chunk'>>): strin
     case 'compaction/summary':
       return [`compaction summary (replaces ${e.replacedMessages} messages): ${brief(e.rawOutput)}`];
     case 'boundary':
-      return [`boundary: ${e.kind}${e.turn === undefined ? '' : ` (turn ${e.turn})`}`];
+      return [
+        `boundary: ${e.kind}${e.turn === undefined ? '' : ` (turn ${e.turn})`}${e.method ? ` (${e.method})` : ''}`,
+      ];
+    case 'session/mode':
+      return [`mode: ${e.modeId}`];
+    case 'session/config':
+      return [`config ${e.configId}: ${e.value}`];
+    case 'session/close':
+      return ['session closed'];
   }
 }
 

@@ -167,6 +167,42 @@ export class AcpClient {
     });
   }
 
+  /** session/list: one page (pass the previous page's `nextCursor` for the next). */
+  async listSessions(params: Partial<acp.ListSessionsRequest> = {}): Promise<acp.ListSessionsResponse> {
+    return this.exchangeStep('session/list', (agent) => agent.request('session/list', params));
+  }
+
+  /** session/resume: continue a persisted session without its history being replayed. */
+  async resumeSession(sessionId = this.sessionId): Promise<acp.ResumeSessionResponse> {
+    if (!sessionId) throw new Error('resumeSession: no session id (pass one, e.g. from listSessions)');
+    return this.exchangeStep('session/resume', async (agent) => {
+      this.sessionId = sessionId;
+      return agent.request('session/resume', { sessionId, cwd: this.opts.cwd });
+    });
+  }
+
+  /** session/close of the current (or the given) session. */
+  async closeSession(sessionId = this.sessionId): Promise<acp.CloseSessionResponse> {
+    const id = sessionId ?? this.requireSession('closeSession');
+    return this.exchangeStep('session/close', (agent) => agent.request('session/close', { sessionId: id }));
+  }
+
+  /** session/set_mode of the current session. */
+  async setMode(modeId: string): Promise<acp.SetSessionModeResponse> {
+    const sessionId = this.requireSession('setMode');
+    return this.exchangeStep(`session/set_mode ${modeId}`, (agent) =>
+      agent.request('session/set_mode', { sessionId, modeId }),
+    );
+  }
+
+  /** session/set_config_option of the current session. */
+  async setConfigOption(configId: string, value: string): Promise<acp.SetSessionConfigOptionResponse> {
+    const sessionId = this.requireSession('setConfigOption');
+    return this.exchangeStep(`session/set_config_option ${configId}=${value}`, (agent) =>
+      agent.request('session/set_config_option', { sessionId, configId, value }),
+    );
+  }
+
   /** Sends a prompt (text, or any content blocks) and waits for the turn to end. */
   async prompt(content: string | acp.ContentBlock[]): Promise<PromptResult> {
     const blocks: acp.ContentBlock[] =
