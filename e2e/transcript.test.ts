@@ -25,7 +25,7 @@ const chunk = (kind: string, text: string) =>
 test('a stdout transcript coalesces streamed chunks and names responses by method', () => {
   expect(stdoutTranscript(fixture('hello', 'stdout.expected.jsonl'))).toEqual([
     '← initialize: protocol 1 acp-snapshot-agent 0.1.0',
-    '← session/new: {{sessionId:1}}',
+    '← session/new: {{sessionId:1}} (mode=ask, model=deepseek-chat)',
     'agent: Hello! Nice to meet you.',
     '← session/prompt: end_turn',
   ]);
@@ -246,7 +246,7 @@ test('the transcript diff is a unified diff of the transcripts', () => {
       '+++ this run',
       '@@ -1,4 +1,4 @@',
       ' ← initialize: protocol 1 acp-snapshot-agent 0.1.0',
-      ' ← session/new: {{sessionId:1}}',
+      ' ← session/new: {{sessionId:1}} (mode=ask, model=deepseek-chat)',
       '-agent: Hello! Nice to meet you.',
       '+agent: Hello! Nice to greet you.',
       ' ← session/prompt: end_turn',

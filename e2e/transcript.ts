@@ -266,10 +266,24 @@ function response(m: Json): string {
     return `← initialize: protocol ${str(r.protocolVersion)}${info}`;
   }
   if (isObject(r) && typeof r.sessionId === 'string') {
-    const { sessionId, ...rest } = r;
-    return `← session/new: ${sessionId}${Object.keys(rest).length ? ` ${brief(rest)}` : ''}`;
+    const { sessionId, modes, configOptions, ...rest } = r;
+    const settings = sessionSettings(modes, configOptions);
+    return `← session/new: ${sessionId}${settings}${Object.keys(rest).length ? ` ${brief(rest)}` : ''}`;
   }
+  if (isObject(r) && Array.isArray(r.configOptions) && Object.keys(r).length === 1)
+    return `← ${str(m.id)} result:${sessionSettings(undefined, r.configOptions)}`;
   return `← ${str(m.id)} result: ${brief(r)}`;
+}
+
+/**
+ * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the
+ * agent has them (the mode is one of them), else the current mode.
+ */
+function sessionSettings(modes: unknown, configOptions: unknown): string {
+  if (Array.isArray(configOptions) && configOptions.length > 0)
+    return ` (${configOptions.map((o) => (isObject(o) ? `${str(o.id)}=${str(o.currentValue)}` : brief(o))).join(', ')})`;
+  if (isObject(modes)) return ` (mode=${str(modes.currentModeId)})`;
+  return '';
 }
 
 function stdoutMessage(value: unknown, lines: Lines): void {
