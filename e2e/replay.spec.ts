@@ -82,8 +82,8 @@ for (const name of discoverScenarios(fixtures)) {
     });
     const expectedStdout = await readFile(paths.stdout, 'utf8').catch(() => '');
     let threw = false;
-    // Set once the log is compared: a run that stopped at a drift has no log diff worth showing.
-    let logCompared = false;
+    // Set once the surfaces are compared: a run that stopped at a drift has no diff worth showing.
+    let compared = false;
     try {
       await test.step('compare with the fixtures', async () => {
         const failures = replayFailures(result.stderr, outcome.records);
@@ -101,7 +101,7 @@ for (const name of discoverScenarios(fixtures)) {
           throw shortError(
             `${relative(REPO_ROOT, paths.session)} is missing; record it: npm run record -- ${name}`,
           );
-        logCompared = true;
+        compared = true;
         sessionLogExpect.soft(actualLog).toMatchSessionLog({
           text: expectedLog ?? '',
           file: relative(REPO_ROOT, paths.session),
@@ -145,11 +145,10 @@ for (const name of discoverScenarios(fixtures)) {
       if (threw || testInfo.errors.length > 0) {
         await attachFailureArtifacts(testInfo, {
           result,
-          ...(expectedLog !== undefined && logCompared ? { expectedLog } : {}),
+          ...(expectedLog !== undefined && compared ? { expectedLog } : {}),
           actualLog,
           rawLog: outcome.rawLog,
-          expectedStdout,
-          actualStdout: stdoutText,
+          ...(compared ? { expectedStdout, actualStdout: stdoutText } : {}),
         });
       }
     }
