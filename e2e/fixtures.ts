@@ -1,6 +1,6 @@
 /** Playwright fixtures of the snapshot suite: the agent command option and the test's scenario run. */
 import { test as base } from '@playwright/test';
-import { RunDirs, settleRunDirs } from './run-dirs.js';
+import { RunDirs, settleTestDirs } from './run-dirs.js';
 
 /** Options set per project in playwright.config.ts. */
 export interface SnapshotOptions {
@@ -31,13 +31,7 @@ export const test = base.extend<SnapshotOptions & SnapshotFixtures>({
   runDirs: async ({}, use, testInfo) => {
     const dirs = new RunDirs();
     await use(dirs);
-    await settleRunDirs(dirs, {
-      passed: testInfo.status === testInfo.expectedStatus,
-      report: async (message, paths) => {
-        testInfo.annotations.push({ type: 'kept for inspection', description: paths.join(' ') });
-        await testInfo.attach('kept for inspection', { body: message, contentType: 'text/plain' });
-      },
-    });
+    await settleTestDirs(dirs, testInfo);
   },
 });
 

@@ -2,6 +2,7 @@
  * The generated directories of one test's scenario runs: removed when the test passes, kept when it
  * fails so a user can look at what the agent left (workspace, persisted log, spill files, HOME).
  */
+import type { TestInfo } from '@playwright/test';
 import { removeTestRoots, type TestRoots } from './roots.js';
 
 /** The roots every run of one test created, in creation order. */
@@ -53,4 +54,18 @@ export async function settleRunDirs(dirs: RunDirs, end: SettleInput): Promise<st
   const kept = dirs.paths;
   if (kept.length > 0) await end.report(keptMessage(kept), kept);
   return kept;
+}
+
+/**
+ * Ends a test's generated directories: removed when it passed, kept and named in its report (an
+ * annotation and an attachment the list reporter prints) when it failed.
+ */
+export async function settleTestDirs(dirs: RunDirs, testInfo: TestInfo): Promise<void> {
+  await settleRunDirs(dirs, {
+    passed: testInfo.status === testInfo.expectedStatus,
+    report: async (message, paths) => {
+      testInfo.annotations.push({ type: 'kept for inspection', description: paths.join(' ') });
+      await testInfo.attach('kept for inspection', { body: message, contentType: 'text/plain' });
+    },
+  });
 }

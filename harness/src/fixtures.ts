@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { test as base } from '@playwright/test';
 import { agentEnv } from '../../e2e/driver.js';
 import { agentRoots, createTestRoots, installDir, type TestRoots } from '../../e2e/roots.js';
-import { RunDirs, settleRunDirs } from '../../e2e/run-dirs.js';
+import { RunDirs, settleTestDirs } from '../../e2e/run-dirs.js';
 import { AcpClient } from './acp-client.js';
 import type { AgentProfile } from './profile.js';
 
@@ -83,13 +83,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       await writeFile(file, content);
     }
     await use(roots);
-    await settleRunDirs(dirs, {
-      passed: testInfo.status === testInfo.expectedStatus,
-      report: async (message, paths) => {
-        testInfo.annotations.push({ type: 'kept for inspection', description: paths.join(' ') });
-        await testInfo.attach('kept for inspection', { body: message, contentType: 'text/plain' });
-      },
-    });
+    await settleTestDirs(dirs, testInfo);
   },
 
   agent: async ({ agentProfile, roots, model }, use, testInfo) => {
