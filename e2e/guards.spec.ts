@@ -1,5 +1,5 @@
 /**
- * The guards project: the committed fixture tree obeys every rule of design section 6. One test per
+ * The guards project: the committed fixture tree obeys every rule of docs/architecture.md, "Fixture-tree rules". One test per
  * scenario (titled by its name, so `npx playwright test -g NAME` runs that scenario's rules beside its
  * replay) and one per rule for what lies outside any scenario (sidecars, stray files); a report names
  * the rule broken. `npm run check` runs the same checks without Playwright.

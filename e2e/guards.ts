@@ -1,5 +1,5 @@
 /**
- * Guards over the committed fixture tree (design section 6): every rule returns violations whose
+ * Guards over the committed fixture tree (docs/architecture.md, "Fixture-tree rules"): every rule returns violations whose
  * message is what a user sees, naming the file (and line) and what to do next.
  */
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// `npm run check`: the fixture guards (design section 6) without starting Playwright.
+// `npm run check`: the fixture guards (docs/architecture.md, "Fixture-tree rules") without starting Playwright.
 import { relative } from 'node:path';
 import { checkFixtures } from '../e2e/guards.js';
 import { discoverScenarios, fixturesDir, REPO_ROOT, repoGuardOptions } from '../e2e/scenarios.js';

@@ -77,7 +77,7 @@ async function readLog(
   return { records, warnings };
 }
 
-/** Sequence numbers strictly increase from 0 with no gaps or repeats (design.md section 10). */
+/** Sequence numbers strictly increase from 0 with no gaps or repeats (docs/architecture.md, "Invariants"). */
 function expectGaplessSeq(records: LogRecord[]): void {
   const seqs = records.map((r) => r.seq);
   expect(seqs).toEqual(seqs.map((_, i) => i));

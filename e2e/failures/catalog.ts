@@ -72,7 +72,7 @@ const httpThrow = (status: number, code: string, message: string) => ({
   message,
 });
 
-/** Every catalogued failure, in the order of design.md section 9. */
+/** Every catalogued failure, in the order of docs/architecture.md, "Failure catalog". */
 export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'agent-command-not-found',
