@@ -1,8 +1,9 @@
 /** The environment contract between the harness and any agent it runs (README "The harness <-> agent contract"). */
+import { CONTRACT_ENV, type SnapshotMode } from '@acp-snapshot/session-log';
 
 /** The variables the harness passes to an agent: the contract of README "Environment contract". */
 export interface AgentEnvInput {
-  mode: 'replay' | 'record' | 'refresh';
+  mode: SnapshotMode;
   scenario: string;
   /** Absolute path of the scenario's session.jsonl (replay and refresh). */
   fixture?: string;
@@ -40,23 +41,23 @@ export function agentEnv(
   parent: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
   const env: Record<string, string> = {
-    ACP_SNAPSHOT_MODE: input.mode,
-    ACP_SNAPSHOT_SCENARIO: input.scenario,
-    ACP_SNAPSHOT_PERSIST_ROOT: input.persistRoot,
-    ACP_SNAPSHOT_SPILL_ROOT: input.spillRoot,
+    [CONTRACT_ENV.mode]: input.mode,
+    [CONTRACT_ENV.scenario]: input.scenario,
+    [CONTRACT_ENV.persistRoot]: input.persistRoot,
+    [CONTRACT_ENV.spillRoot]: input.spillRoot,
     HOME: input.home,
     PATH: agentPath(parent.PATH),
     LANG: parent.LANG ?? 'C.UTF-8',
     TZ: 'UTC',
   };
   if (input.roots && Object.keys(input.roots).length > 0)
-    env.ACP_SNAPSHOT_ROOTS = JSON.stringify(input.roots);
-  if (input.sidecars) env.ACP_SNAPSHOT_SIDECARS = input.sidecars;
-  if (input.fixture) env.ACP_SNAPSHOT_FIXTURE = input.fixture;
-  if (input.override) env.ACP_SNAPSHOT_OVERRIDE = input.override;
-  if (input.agentConfig) env.ACP_SNAPSHOT_AGENT_CONFIG = input.agentConfig;
+    env[CONTRACT_ENV.roots] = JSON.stringify(input.roots);
+  if (input.sidecars) env[CONTRACT_ENV.sidecars] = input.sidecars;
+  if (input.fixture) env[CONTRACT_ENV.fixture] = input.fixture;
+  if (input.override) env[CONTRACT_ENV.override] = input.override;
+  if (input.agentConfig) env[CONTRACT_ENV.agentConfig] = input.agentConfig;
   if (input.mode === 'record') {
-    if (input.baseUrl) env.ACP_SNAPSHOT_BASE_URL = input.baseUrl;
+    if (input.baseUrl) env[CONTRACT_ENV.baseUrl] = input.baseUrl;
     if (input.apiKey) env.DEEPSEEK_API_KEY = input.apiKey;
   }
   return env;

@@ -3,7 +3,7 @@
  * `session.jsonl` (custom matcher) and stdout against `stdout.expected.jsonl` (Playwright snapshot),
  * with the failure artifacts a reviewer needs attached inline.
  */
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText, parseReplayReport, REPLAY_LINE_PREFIX, type ReplayReport } from '@acp-snapshot/session-log';
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { jsonLinesCause } from './causes.js';
@@ -35,36 +35,21 @@ export function nonJsonLines(text: string): string[] {
   return out;
 }
 
-/**
- * The stderr report of the replay plugin: `llm-replay: {"scenario":..,"consumed":[..],"total":N}`;
- * `consumed` holds 1-based call numbers.
- */
-export interface ReplayReport {
-  consumed: number[];
-  total: number;
-}
-
-const REPORT_PREFIX = 'llm-replay: ';
+/** What the replay plugin reported over all agent processes of a run: the calls claimed, of how many. */
+export type UnionReport = Pick<ReplayReport, 'consumed' | 'total'>;
 
 /** Unions the replay reports of all agent processes of a run; undefined when no process reported. */
-export function unionReplayReports(stderr: readonly string[]): ReplayReport | undefined {
+export function unionReplayReports(stderr: readonly string[]): UnionReport | undefined {
   let found = false;
   const consumed = new Set<number>();
   let total = 0;
   for (const text of stderr) {
     for (const line of text.split('\n')) {
-      if (!line.startsWith(REPORT_PREFIX)) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line.slice(REPORT_PREFIX.length));
-      } catch {
-        continue;
-      }
-      const v = value as { consumed?: unknown; total?: unknown };
-      if (!Array.isArray(v.consumed) || typeof v.total !== 'number') continue;
+      const report = parseReplayReport(line);
+      if (!report) continue;
       found = true;
-      for (const c of v.consumed) if (typeof c === 'number') consumed.add(c);
-      total = Math.max(total, v.total);
+      for (const c of report.consumed) consumed.add(c);
+      total = Math.max(total, report.total);
     }
   }
   return found ? { consumed: [...consumed].sort((a, b) => a - b), total } : undefined;
@@ -73,7 +58,7 @@ export function unionReplayReports(stderr: readonly string[]): ReplayReport | un
 /** The "calls left unused" failure message, or undefined when every recorded model call was served. */
 export function unusedCallsProblem(
   name: string,
-  report: ReplayReport | undefined,
+  report: UnionReport | undefined,
   recordedCalls: number,
 ): string | undefined {
   if (!report) {
@@ -108,15 +93,9 @@ export function unusedRecordedCalls(
 export function replayErrors(stderr: readonly string[]): string[] {
   const out: string[] = [];
   for (const line of stderr.flatMap((t) => t.split('\n'))) {
-    if (!line.startsWith(REPORT_PREFIX)) continue;
-    const rest = line.slice(REPORT_PREFIX.length);
-    let isReport = false;
-    try {
-      const v = JSON.parse(rest) as { consumed?: unknown };
-      isReport = Array.isArray(v.consumed);
-    } catch {
-      // Not JSON: an error line.
-    }
+    if (!line.startsWith(REPLAY_LINE_PREFIX)) continue;
+    const rest = line.slice(REPLAY_LINE_PREFIX.length);
+    const isReport = parseReplayReport(line) !== undefined;
     // Warnings and the per-process "never made by this agent process" note are not failures: the
     // harness judges unused calls over all processes of the scenario.
     if (!isReport && !/^warning:/.test(rest) && !/never made .*by this agent process/.test(rest))

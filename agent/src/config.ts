@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { handWrittenFileText } from '@acp-snapshot/session-log';
+import { CONTRACT_ENV, handWrittenFileText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 
 /** A startup failure caused by configuration; its message names the config key (or file) and the fix. */
@@ -252,7 +252,7 @@ export function resolveConfig(sources: ConfigSource[], env: Record<string, strin
 }
 
 /** The environment variable naming the per-scenario config a test harness hands the agent. */
-export const SCENARIO_CONFIG_ENV = 'ACP_SNAPSHOT_AGENT_CONFIG';
+export const SCENARIO_CONFIG_ENV = CONTRACT_ENV.agentConfig;
 
 /**
  * Keys a scenario's config may not set: the mode's overlay owns them (which model plugin runs, where logs

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { parseRootsEnv, type VolatileRoots } from '@acp-snapshot/session-log';
+import { CONTRACT_ENV, parseRootsEnv, type VolatileRoots } from '@acp-snapshot/session-log';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';
@@ -74,7 +74,7 @@ async function pluginEnv(llm: AgentConfig['llm']): Promise<Record<string, string
 /** The harness's volatile roots (a documented env contract); a malformed value is a config error. */
 function rootsFromEnv(env: NodeJS.ProcessEnv): VolatileRoots {
   try {
-    return parseRootsEnv(env.ACP_SNAPSHOT_ROOTS);
+    return parseRootsEnv(env[CONTRACT_ENV.roots]);
   } catch (e) {
     throw new ConfigError(`config error: ${(e as Error).message}`);
   }

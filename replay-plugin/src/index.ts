@@ -1,4 +1,5 @@
 import {
+  CONTRACT_ENV,
   type LlmPluginFactory,
   parseRootsEnv,
   resolveSystemPrompt,
@@ -117,18 +118,18 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
     timing = 'none';
   }
   const header = fixture?.header;
-  const mode = env.ACP_SNAPSHOT_MODE === 'refresh' ? 'ignore' : 'check';
+  const mode = env[CONTRACT_ENV.mode] === 'refresh' ? 'ignore' : 'check';
   return new ReplayServer({
     scenario: o.scenario,
     entries,
     source: o.override ?? o.fixture!,
-    recorded: recordedContext(header, env.ACP_SNAPSHOT_SIDECARS),
+    recorded: recordedContext(header, env[CONTRACT_ENV.sidecars]),
     timing,
     fingerprints: o.fingerprints ?? mode,
     roots: {
-      ...parseRootsEnv(env.ACP_SNAPSHOT_ROOTS),
-      spill: env.ACP_SNAPSHOT_SPILL_ROOT,
-      persist: env.ACP_SNAPSHOT_PERSIST_ROOT,
+      ...parseRootsEnv(env[CONTRACT_ENV.roots]),
+      spill: env[CONTRACT_ENV.spillRoot],
+      persist: env[CONTRACT_ENV.persistRoot],
       home: env.HOME,
     },
     log,

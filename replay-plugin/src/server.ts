@@ -1,4 +1,5 @@
 import {
+  formatReplayReport,
   hydrateRoots,
   hydrateText,
   LlmAbortError,
@@ -161,9 +162,7 @@ export class ReplayServer implements LlmPlugin {
   /** The line the harness reads: every call this process has claimed so far. */
   private report(): void {
     const { scenario, entries } = this.opts;
-    this.opts.log(
-      `llm-replay: ${JSON.stringify({ scenario, consumed: this.consumed, total: entries.length })}`,
-    );
+    this.opts.log(formatReplayReport({ scenario, consumed: this.consumed, total: entries.length }));
   }
 
   private async *serve(request: LlmRequest, ctx: CallContext): AsyncGenerator<StreamChunk> {

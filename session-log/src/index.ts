@@ -2,6 +2,7 @@ export * from './appender.js';
 export * from './builders.js';
 export * from './clip.js';
 export * from './codec.js';
+export * from './contract.js';
 export * from './cut.js';
 export * from './depth.js';
 export * from './events.js';

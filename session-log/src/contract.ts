@@ -1,0 +1,55 @@
+/**
+ * The contract between the harness, the agent and the replay plugin, defined once: the environment the
+ * harness hands an agent, the modes, and the report line the replay plugin writes to stderr for the
+ * harness to read. Each side imports these instead of spelling the names again.
+ */
+
+/** The variables of the contract (README "The harness <-> agent contract"). */
+export const CONTRACT_ENV = {
+  mode: 'ACP_SNAPSHOT_MODE',
+  scenario: 'ACP_SNAPSHOT_SCENARIO',
+  fixture: 'ACP_SNAPSHOT_FIXTURE',
+  override: 'ACP_SNAPSHOT_OVERRIDE',
+  agentConfig: 'ACP_SNAPSHOT_AGENT_CONFIG',
+  persistRoot: 'ACP_SNAPSHOT_PERSIST_ROOT',
+  spillRoot: 'ACP_SNAPSHOT_SPILL_ROOT',
+  roots: 'ACP_SNAPSHOT_ROOTS',
+  sidecars: 'ACP_SNAPSHOT_SIDECARS',
+  baseUrl: 'ACP_SNAPSHOT_BASE_URL',
+} as const;
+
+/** What the agent runs for: replaying a recording, recording against a model, or re-deriving a recording. */
+export type SnapshotMode = 'replay' | 'record' | 'refresh';
+
+/** Every line the replay plugin writes to stderr starts with this. */
+export const REPLAY_LINE_PREFIX = 'llm-replay: ';
+
+/** The replay plugin's report: which recorded calls (numbered from 1) this process has claimed, of how many. */
+export interface ReplayReport {
+  scenario: string;
+  consumed: number[];
+  total: number;
+}
+
+/** The stderr line of a report. */
+export function formatReplayReport(report: ReplayReport): string {
+  return `${REPLAY_LINE_PREFIX}${JSON.stringify(report)}`;
+}
+
+/** The report a stderr line holds; undefined for any other line (the plugin's errors and warnings). */
+export function parseReplayReport(line: string): ReplayReport | undefined {
+  if (!line.startsWith(REPLAY_LINE_PREFIX)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line.slice(REPLAY_LINE_PREFIX.length));
+  } catch {
+    return undefined;
+  }
+  const v = value as Partial<ReplayReport> | null;
+  if (!v || !Array.isArray(v.consumed) || typeof v.total !== 'number') return undefined;
+  return {
+    scenario: typeof v.scenario === 'string' ? v.scenario : '',
+    consumed: v.consumed.filter((c): c is number => typeof c === 'number'),
+    total: v.total,
+  };
+}
