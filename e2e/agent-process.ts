@@ -23,9 +23,15 @@ const MAX_LINE_BYTES = 32 * 2 ** 20;
 /** Longest stderr line quoted in a failure message. */
 const STDERR_LINE_CHARS = 2000;
 
-/** Driver failures caused by what the agent wrote to stdout (they name the line). */
-export const STDOUT_VIOLATION =
-  /non-JSON line to stdout|stdout line nested deeper|stdout line over|^agent stdout, process \d+, line \d+:/;
+/** The agent wrote something to stdout that is not an ACP message line (the message names the line). */
+export class StdoutViolation extends Error {
+  override name = 'StdoutViolation';
+}
+
+/** The agent command could not be started (not found, not executable, empty). */
+export class AgentSpawnError extends Error {
+  override name = 'AgentSpawnError';
+}
 
 /** One line the agent wrote to stdout, and which agent process (0-based) wrote it. */
 export interface StdoutLine {
@@ -66,7 +72,8 @@ export class AgentProcess {
     });
     this.broken.catch(() => {});
     const [file, ...args] = opts.command;
-    if (!file) throw new Error('agent command is empty: set use.agentCommand in playwright.config.ts');
+    if (!file)
+      throw new AgentSpawnError('agent command is empty: set use.agentCommand in playwright.config.ts');
     this.child = execa(file, args, {
       cwd: opts.processCwd,
       env: opts.env,
@@ -98,11 +105,11 @@ export class AgentProcess {
       this.child.once('spawn', () => res());
       this.child.once('error', (e: NodeJS.ErrnoException) =>
         rej(
-          e.code === 'ENOENT'
-            ? new Error(
-                `agent command not found: ${command.join(' ')} (check use.agentCommand in playwright.config.ts)`,
-              )
-            : e,
+          new AgentSpawnError(
+            e.code === 'ENOENT'
+              ? `agent command not found: ${command.join(' ')} (check use.agentCommand in playwright.config.ts)`
+              : `agent command could not start: ${command.join(' ')}: ${e.message}`,
+          ),
         ),
       );
     });
@@ -133,7 +140,7 @@ export class AgentProcess {
       const bad = findInvalidUtf8(bytes);
       if (bad) {
         this.breakWith(
-          new Error(
+          new StdoutViolation(
             utf8ProblemMessage(
               `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
               bad,
@@ -148,7 +155,7 @@ export class AgentProcess {
         message = JSON.parse(text);
       } catch {
         this.breakWith(
-          new Error(
+          new StdoutViolation(
             `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(cutText(text, 200))}\nstdout must carry ACP messages only; log to stderr.`,
           ),
         );
@@ -158,7 +165,7 @@ export class AgentProcess {
       const lone = findLoneSurrogate(text);
       if (lone) {
         this.breakWith(
-          new Error(
+          new StdoutViolation(
             loneSurrogateMessage(
               `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
               lone,
@@ -172,7 +179,7 @@ export class AgentProcess {
       // Nesting N levels takes at least 2N characters, so only a long line needs the walk.
       if (text.length > 2 * MAX_NORMALIZE_DEPTH && nestsDeeperThan(message)) {
         this.breakWith(
-          new Error(
+          new StdoutViolation(
             `agent wrote a stdout line nested deeper than ${MAX_NORMALIZE_DEPTH} levels (process ${this.index + 1}, stdout line ${this.lines.length}); ACP messages nest a few levels.`,
           ),
         );
@@ -198,7 +205,7 @@ export class AgentProcess {
         overflowed = true;
         pending = [];
         this.breakWith(
-          new Error(
+          new StdoutViolation(
             `agent wrote a stdout line over ${MAX_LINE_BYTES / 2 ** 20} MB without a newline (process ${this.index + 1}, stdout line ${this.lines.length + 1}); ACP messages are newline-delimited.`,
           ),
         );

@@ -157,6 +157,7 @@ test('a non-JSON stdout line fails naming the line', async () => {
     'agent wrote a non-JSON line to stdout (process 1, stdout line 1): "debug: initialized"\nstdout must carry ACP messages only; log to stderr.',
   );
   expect((err as DriverError).result.stdout[0]!.text).toBe('debug: initialized');
+  expect((err as DriverError).kind).toBe('stdout-violation');
 });
 
 test('a stdout line that is not UTF-8 fails naming the line and the byte, not a snapshot of U+FFFD', async () => {
@@ -165,6 +166,7 @@ test('a stdout line that is not UTF-8 fails naming the line and the byte, not a 
   expect(err.message).toBe(
     'agent stdout, process 1, line 1: not valid UTF-8 (byte 0xe9 at column 53); ACP messages are UTF-8 JSON: check how the agent encodes what it writes.',
   );
+  expect((err as DriverError).kind).toBe('stdout-violation');
 });
 
 test('a stdout line holding half of a surrogate pair fails naming the process, line and column, though JSON.parse takes it', async () => {
@@ -186,6 +188,7 @@ test('an agent crash mid-turn fails naming the process, exit code and stderr tai
     'agent process 1 exited (3) before the scenario finished; its stderr ends with:\n  fatal: model adapter blew up',
   );
   expect((err as DriverError).result.exits).toEqual([3]);
+  expect((err as DriverError).kind).toBe('crash');
 });
 
 test('a JSON-RPC error where the script needs a result names the step', async () => {
@@ -195,6 +198,7 @@ test('a JSON-RPC error where the script needs a result names the step', async ()
     /^driver-test: step 5 \(session\/load\): the agent answered with JSON-RPC error -32601: /,
   );
   expect((err as DriverError).result.exits).toEqual([0, 'SIGKILL']);
+  expect((err as DriverError).kind).toBe('rpc-error');
 });
 
 test('a missing agent binary fails with "agent command not found"', async () => {
@@ -204,6 +208,7 @@ test('a missing agent binary fails with "agent command not found"', async () => 
   expect(err.message).toBe(
     'agent command not found: acp-no-such-agent-binary --x (check use.agentCommand in playwright.config.ts)',
   );
+  expect((err as DriverError).kind).toBe('spawn');
 });
 
 test('a timeout kills the whole process group', async () => {
@@ -214,6 +219,7 @@ test('a timeout kills the whole process group', async () => {
   expect(err.message).toBe(
     `driver-test: timed out after 4000 ms during step 3 (session/prompt "x"); the agent's process group was killed (raise "timeoutMs" in input.json if the scenario is legitimately slow)`,
   );
+  expect((err as DriverError).kind).toBe('timeout');
   const text = (err as DriverError).result.stdout.map((l) => l.text).join('\n');
   const pid = Number(/grandchild (\d+)/.exec(text)?.[1]);
   expect(pid).toBeGreaterThan(0);

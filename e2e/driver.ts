@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { cutText } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
-import { AgentProcess, STDOUT_VIOLATION, type StdoutLine } from './agent-process.js';
+import { AgentProcess, AgentSpawnError, type StdoutLine, StdoutViolation } from './agent-process.js';
 import { Exchange } from './exchange.js';
 import { processesInside, startedAndLingering } from './orphans.js';
 import { describePoint, PointWatcher } from './points.js';
@@ -40,6 +40,13 @@ export interface DriverResult {
 }
 
 /** The driver could not run the scenario to its end; `result` holds what was observed so far. */
+/**
+ * Why a run could not finish: the agent could not start (`spawn`), wrote something that is not an ACP
+ * line (`stdout-violation`), took too long (`timeout`), died (`crash`), answered a request with a
+ * JSON-RPC error (`rpc-error`), or the scenario itself could not go on (`scenario`).
+ */
+export type DriverErrorKind = 'spawn' | 'stdout-violation' | 'timeout' | 'crash' | 'rpc-error' | 'scenario';
+
 export class DriverError extends Error {
   override name = 'DriverError';
   /** The agent's persisted log as it was on disk after the failure (raw text; set by the run that harvested it). */
@@ -47,9 +54,15 @@ export class DriverError extends Error {
   constructor(
     message: string,
     readonly result: DriverResult,
+    readonly kind: DriverErrorKind = 'scenario',
   ) {
     super(message);
   }
+}
+
+/** A run that took longer than its scenario's timeout. */
+class ScenarioTimeout extends Error {
+  override name = 'ScenarioTimeout';
 }
 
 /** Options for {@link runScenario}. */
@@ -368,7 +381,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     timer = setTimeout(() => {
       for (const p of processes) p.kill();
       reject(
-        new Error(
+        new ScenarioTimeout(
           `${opts.name}: timed out after ${scenario.timeoutMs} ms during ${stepTitle}; the agent's process group was killed (raise "timeoutMs" in input.json if the scenario is legitimately slow)`,
         ),
       );
@@ -484,17 +497,26 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     // to arrive so the failure names the crash (exit code, stderr) rather than the closed pipe.
     const answered = e instanceof acp.RequestError;
     // A broken stdout line is the cause even when the agent exits right after writing it.
-    const violation = !answered && STDOUT_VIOLATION.test((e as Error).message);
-    if (current && !answered && !violation && !/timed out after/.test((e as Error).message))
-      await current.exitsWithin(2000);
+    const violation = e instanceof StdoutViolation;
+    const timedOutNow = e instanceof ScenarioTimeout;
+    if (current && !answered && !violation && !timedOutNow) await current.exitsWithin(2000);
     const crash = violation ? undefined : processes.find((p) => p.crashed);
     for (const p of processes) p.kill();
     await Promise.all(processes.map((p) => p.exited));
-    const message = crash
-      ? crash.exitMessage()
-      : e instanceof acp.RequestError
-        ? `${opts.name}: ${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`
-        : (e as Error).message;
-    return new DriverError(message, result());
+    if (crash) return new DriverError(crash.exitMessage(), result(), 'crash');
+    if (e instanceof acp.RequestError)
+      return new DriverError(
+        `${opts.name}: ${stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`,
+        result(),
+        'rpc-error',
+      );
+    const kind: DriverErrorKind = violation
+      ? 'stdout-violation'
+      : timedOutNow
+        ? 'timeout'
+        : e instanceof AgentSpawnError
+          ? 'spawn'
+          : 'scenario';
+    return new DriverError((e as Error).message, result(), kind);
   }
 }
