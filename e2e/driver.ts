@@ -1,13 +1,7 @@
-/**
- * The stdio ACP driver: runs any ACP agent command as a child process and drives a scenario's
- * script through the ACP SDK client. It speaks only command line, environment and stdio, and keeps
- * the agent's stdout lines exactly as written (the bytes are tapped before the SDK parses them).
- */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { cutText } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, AgentSpawnError, type StdoutLine, StdoutViolation } from './agent-process.js';
+import { serveClientFs } from './client-fs.js';
 import { Exchange } from './exchange.js';
 import { processesInside, startedAndLingering } from './orphans.js';
 import { describePoint, PointWatcher } from './points.js';
@@ -202,15 +196,6 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
     return r;
   };
 
-  const inRoot = (path: string): string => {
-    const abs = resolve(path);
-    const rel = relative(opts.fsRoot, abs);
-    if (!isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel)) {
-      throw acp.RequestError.invalidParams({ path }, `path is outside the session workspace: ${path}`);
-    }
-    return abs;
-  };
-
   const sendCancel = () => {
     if (!watch || !current) return;
     void current.connection.agent.notify('session/cancel', { sessionId: watch.sessionId }).catch(() => {});
@@ -254,26 +239,7 @@ export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
       }
       return { outcome: { outcome: 'selected', optionId } };
     });
-  if (scenario.clientCapabilities.fs.readTextFile) {
-    app.onRequest('fs/read_text_file', async ({ params }) => {
-      exchange.note(`fs/read_text_file ${relative(opts.fsRoot, params.path) || params.path}`);
-      const text = await readFile(inRoot(params.path), 'utf8');
-      if (params.line == null && params.limit == null) return { content: text };
-      const all = text.split('\n');
-      const start = Math.max(0, (params.line ?? 1) - 1);
-      const end = params.limit == null ? all.length : start + params.limit;
-      return { content: all.slice(start, end).join('\n') };
-    });
-  }
-  if (scenario.clientCapabilities.fs.writeTextFile) {
-    app.onRequest('fs/write_text_file', async ({ params }) => {
-      exchange.note(`fs/write_text_file ${relative(opts.fsRoot, params.path) || params.path}`);
-      const file = inRoot(params.path);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, params.content);
-      return {};
-    });
-  }
+  serveClientFs(app, opts.fsRoot, scenario.clientCapabilities.fs, (line) => exchange.note(line));
 
   /** Processes the scenario killed at a kill point: gone on purpose, so `restart` does not close them. */
   const killedAtPoint = new Set<AgentProcess>();

@@ -1,15 +1,6 @@
-/**
- * The `acp` fixture's driver: an ACP client on the SDK, connected to one agent process at a time over
- * stdio, that a test drives step by step (initialize, new/load session, prompt with any content
- * blocks, cancel, restart). Permission requests are answered from a queue the test fills (an
- * unanswered request fails the test, naming it); fs requests are served inside the session cwd. The raw
- * stdout is kept exactly as written, across restarts, for `toMatchAcpSnapshot()`. Each exchange is one
- * `test.step`, with what the agent did inside it as nested steps.
- */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, type StdoutLine } from '../../e2e/agent-process.js';
+import { serveClientFs } from '../../e2e/client-fs.js';
 import type { StepRunner } from '../../e2e/driver.js';
 import { chooseOption } from '../../e2e/driver.js';
 import { Exchange } from '../../e2e/exchange.js';
@@ -96,26 +87,7 @@ export class AcpClient {
         this.turn?.push(params.update);
       })
       .onRequest('session/request_permission', ({ params }) => this.answerPermission(params));
-    if (caps.fs?.readTextFile) {
-      this.app.onRequest('fs/read_text_file', async ({ params }) => {
-        this.exchange.note(`fs/read_text_file ${this.shown(params.path)}`);
-        const text = await readFile(this.inCwd(params.path), 'utf8');
-        if (params.line == null && params.limit == null) return { content: text };
-        const all = text.split('\n');
-        const start = Math.max(0, (params.line ?? 1) - 1);
-        const end = params.limit == null ? all.length : start + params.limit;
-        return { content: all.slice(start, end).join('\n') };
-      });
-    }
-    if (caps.fs?.writeTextFile) {
-      this.app.onRequest('fs/write_text_file', async ({ params }) => {
-        this.exchange.note(`fs/write_text_file ${this.shown(params.path)}`);
-        const file = this.inCwd(params.path);
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, params.content);
-        return {};
-      });
-    }
+    serveClientFs(this.app, opts.cwd, caps.fs, (line) => this.exchange.note(line));
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -355,18 +327,6 @@ export class AcpClient {
       throw acp.RequestError.invalidParams({}, msg);
     }
     return { outcome: { outcome: 'selected', optionId } };
-  }
-
-  private inCwd(path: string): string {
-    const abs = resolve(path);
-    const rel = relative(this.opts.cwd, abs);
-    if (!isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel))
-      throw acp.RequestError.invalidParams({ path }, `path is outside the session workspace: ${path}`);
-    return abs;
-  }
-
-  private shown(path: string): string {
-    return relative(this.opts.cwd, path) || path;
   }
 }
 
