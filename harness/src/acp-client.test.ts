@@ -3,10 +3,11 @@
  * a command that does not exist. What a test author observes: the responses, the wire kept as written,
  * and error messages that name the request and the cause.
  */
-import { join } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../../e2e/scenarios.js';
 import { test as fixtures } from './fixtures.js';
-import { acpSnapshotTexts, expect } from './matchers.js';
+import { acpSnapshotTexts, expect, fileName } from './matchers.js';
 
 const ours = [
   process.execPath,
@@ -69,4 +70,41 @@ fixtures.describe('an agent that exits at start', () => {
   fixtures('the request fails naming the exit code and the end of stderr', async ({ acp }) => {
     await expect(acp.initialize()).rejects.toThrow(/initialize: .*exited \(3\)[\s\S]*no config found/);
   });
+});
+
+fixtures.describe('our agent replaying a recording', () => {
+  fixtures.use({
+    agentProfile: { command: ours },
+    model: { kind: 'replay', log: join(REPO_ROOT, 'fixtures/scenarios/hello/session.jsonl') },
+  });
+
+  fixtures(
+    'a replayed log matches the snapshot its recording wrote: the replay plugin is not a change',
+    async ({ acp }, testInfo) => {
+      await acp.initialize();
+      await acp.newSession();
+      expect((await acp.prompt('Say hello in one short sentence.')).stopReason).toBe('end_turn');
+      expect(await acp.close()).toBe(true);
+      const { stdout, workspace, log } = await acpSnapshotTexts(acp);
+      expect(log).toContain('"provider":{"plugin":"replay"');
+      // The snapshots as the recording run (a live model, the openai-compatible plugin) wrote them.
+      const dir = fileName(testInfo.title);
+      const files = {
+        'stdout.jsonl': stdout,
+        'workspace.json': workspace,
+        'session.jsonl': log!.replace('"plugin":"replay"', '"plugin":"openai-compatible"'),
+      };
+      const paths = Object.keys(files).map((f) => testInfo.snapshotPath(dir, f));
+      try {
+        for (const [f, text] of Object.entries(files)) {
+          await mkdir(dirname(testInfo.snapshotPath(dir, f)), { recursive: true });
+          await writeFile(testInfo.snapshotPath(dir, f), text);
+        }
+        await expect(acp).toMatchAcpSnapshot();
+      } finally {
+        await Promise.all(paths.map((p) => rm(p, { force: true })));
+        await rm(dirname(paths[0]!), { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -38,6 +38,8 @@ export interface SnapshotContext {
   roots: TestRoots;
   profile: AgentProfile;
   workspaceSeed?: string;
+  /** The model's answers are replayed from a recording (the log's header then names the replay plugin). */
+  replayed?: boolean;
 }
 
 /** What a prompt turn produced. */

@@ -111,11 +111,12 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command, env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
         roots,
         profile: agent.profile,
+        replayed: model.kind === 'replay',
         ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
       },
       command: agent.command,

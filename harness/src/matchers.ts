@@ -9,7 +9,7 @@ import { dirname, relative } from 'node:path';
 import { expect as base, type TestInfo, test } from '@playwright/test';
 import { jsonLinesCause } from '../../e2e/causes.js';
 import { firstDifferingLine, unifiedDiff } from '../../e2e/diff.js';
-import { harvestLog, projectHarvested } from '../../e2e/harvest.js';
+import { adoptRecordedProvider, harvestLog, projectHarvested } from '../../e2e/harvest.js';
 import { normalizeJsonlText, normalizeStdout } from '../../e2e/normalize.js';
 import { rootMap } from '../../e2e/roots.js';
 import { captureWorkspace } from '../../e2e/workspace.js';
@@ -40,7 +40,7 @@ export async function acpSnapshotTexts(
 }
 
 /** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
-function fileName(title: string): string {
+export function fileName(title: string): string {
   return (
     title
       .toLowerCase()
@@ -64,10 +64,13 @@ async function compareFile(
   text: string,
   segments: string[],
   kind: 'stdout' | 'log' | undefined,
+  /** The text as compared, given the snapshot (a replayed log names the recording's provider). */
+  compared: (text: string, expected: string | undefined) => string = (t) => t,
 ): Promise<string | undefined> {
   const path = info.snapshotPath(...segments);
   const shown = relative(info.config.rootDir, path);
   const expected = await readFile(path, 'utf8').catch(() => undefined);
+  text = compared(text, expected);
   const mode = info.config.updateSnapshots;
   if (expected === text) return undefined;
   // As toMatchSnapshot: a missing snapshot is written unless the mode is 'none' (the default mode is 'default').
@@ -100,7 +103,13 @@ export const expect = base.extend({
       await Promise.all([
         compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout'),
         compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined),
-        texts.log === undefined ? undefined : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log'),
+        texts.log === undefined
+          ? undefined
+          : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log', (log, recorded) =>
+              // Replay serves the recording through the replay plugin, which the header then names; the
+              // comparison adopts the recorded provider, as the scenario corpus does (harvest.ts).
+              received.snapshot?.replayed ? adoptRecordedProvider(log, recorded) : log,
+            ),
       ])
     ).filter((f): f is string => f !== undefined);
     const problems = received.problems;
