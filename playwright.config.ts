@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import type { SnapshotOptions } from './e2e/fixtures.js';
-import { fixturesDir, NAMED_AGENTS, REPO_ROOT } from './e2e/scenarios.js';
+import { fixturesDir, NAMED_AGENTS, REPO_ROOT } from './harness/src/scenario/corpus.js';
+import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;
 
@@ -43,7 +43,7 @@ export default defineConfig<SnapshotOptions>({
     ['html', { open: 'never', outputFolder: join(results, 'playwright-report') }],
     ['json', { outputFile: join(results, 'test-results/report.json') }],
     // One block per shared cause at the end of a red run, with the command that accepts it.
-    ['./e2e/summary-reporter.ts'],
+    ['./harness/src/reporter/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
   use: { trace: 'retain-on-failure', agents },
@@ -79,7 +79,7 @@ export default defineConfig<SnapshotOptions>({
     },
     { name: 'guards', testDir: './e2e', testMatch: 'guards.spec.ts' },
     {
-      // The failure catalog (e2e/failures/catalog.ts) through the full harness: replayed by the replay agent
+      // The failure catalog (session-log/src/testing/failure-catalog.ts) through the full harness: replayed by the replay agent
       // (harness.spec.ts), and recorded by the record-overlay agent against the emulator (harness-record.spec.ts).
       name: 'failures',
       default: false,

@@ -6,8 +6,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { expect, test } from './fixtures.js';
-import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
+import { expect, test } from '../harness/src/testing/suite-test.js';
 import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';

@@ -7,9 +7,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from './guards.js';
-import { discoverScenarios, fixturesDir, repoGuardOptions } from './scenarios.js';
-import { shortError } from './short-error.js';
+import { shortError } from '../harness/src/compare/short-error.js';
+import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../harness/src/rules/guards.js';
+import { discoverScenarios, fixturesDir, repoGuardOptions } from '../harness/src/scenario/corpus.js';
 
 const fixtures = fixturesDir();
 let violations: Promise<Violation[]> | undefined;

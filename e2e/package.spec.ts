@@ -9,8 +9,8 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { expect, test } from './fixtures.js';
-import { fixturesDir, REPO_ROOT } from './scenarios.js';
+import { fixturesDir, REPO_ROOT } from '../harness/src/scenario/corpus.js';
+import { expect, test } from '../harness/src/testing/suite-test.js';
 
 /** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {

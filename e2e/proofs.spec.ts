@@ -5,18 +5,24 @@
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { replayFailures, unusedRecordedCalls } from './compare.js';
+import { replayFailures, unusedRecordedCalls } from '../harness/src/compare/compare.js';
+import { adoptRecordedProvider } from '../harness/src/compare/harvest.js';
+import { normalizeJsonlText } from '../harness/src/compare/normalize.js';
+import { recordScenario } from '../harness/src/modes/record.js';
+import { refreshScenario } from '../harness/src/modes/refresh.js';
+import { runFixtureScenario } from '../harness/src/modes/scenario-run.js';
+import { pruneSidecars } from '../harness/src/modes/sidecars.js';
+import type { RunDirs } from '../harness/src/roots/run-dirs.js';
+import { checkFixtures } from '../harness/src/rules/guards.js';
+import {
+  discoverScenarios,
+  fixturesDir,
+  REPO_ROOT,
+  type ScenarioPaths,
+  scenarioPaths,
+} from '../harness/src/scenario/corpus.js';
+import { expect, test } from '../harness/src/testing/suite-test.js';
 import { tempFixtures } from './fixture-copy.js';
-import { expect, test } from './fixtures.js';
-import { checkFixtures } from './guards.js';
-import { adoptRecordedProvider } from './harvest.js';
-import { normalizeJsonlText } from './normalize.js';
-import { recordScenario } from './recorder.js';
-import { refreshScenario } from './refresher.js';
-import { runFixtureScenario } from './run.js';
-import type { RunDirs } from './run-dirs.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT, type ScenarioPaths, scenarioPaths } from './scenarios.js';
-import { pruneSidecars } from './sidecars.js';
 
 const ROUND_TRIP = 'hello';
 

@@ -5,10 +5,11 @@
  * uncompressed log after a graceful shutdown, projects it, scrubs secrets and writes the fixtures.
  * A scenario without an emulator script calls no model and records without a key (recordTargetFor).
  */
-import { test } from './fixtures.js';
-import { recordScenario, recordTargetFor } from './recorder.js';
-import { flaggedLines, formatReview, recordAdvice } from './review-format.js';
-import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+
+import { recordScenario, recordTargetFor } from '../harness/src/modes/record.js';
+import { flaggedLines, formatReview, recordAdvice } from '../harness/src/modes/review-format.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
+import { test } from '../harness/src/testing/suite-test.js';
 
 const fixtures = fixturesDir();
 

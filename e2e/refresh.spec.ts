@@ -4,9 +4,10 @@
  * what the agent did; refuses when the model calls no longer line up with the recording (see
  * refresher.ts).
  */
-import { test } from './fixtures.js';
-import { refreshScenario } from './refresher.js';
-import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+
+import { refreshScenario } from '../harness/src/modes/refresh.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
+import { test } from '../harness/src/testing/suite-test.js';
 
 const fixtures = fixturesDir();
 

@@ -18,7 +18,7 @@ import {
   logCause,
   perTestDriftText,
   workspaceCause,
-} from './causes.js';
+} from '../harness/src/compare/causes.js';
 import {
   attachFailureArtifacts,
   driverFailureArtifacts,
@@ -28,15 +28,15 @@ import {
   sessionLogExpect,
   stdoutMismatchMessage,
   unusedRecordedCalls,
-} from './compare.js';
-import { DriverError } from './driver.js';
-import { expect, test } from './fixtures.js';
-import { adoptRecordedProvider } from './harvest.js';
-import { normalizeJsonlText } from './normalize.js';
-import { type RunOutcome, runFixtureScenario } from './run.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from './scenarios.js';
-import { shortError } from './short-error.js';
-import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from './workspace.js';
+} from '../harness/src/compare/compare.js';
+import { adoptRecordedProvider } from '../harness/src/compare/harvest.js';
+import { normalizeJsonlText } from '../harness/src/compare/normalize.js';
+import { shortError } from '../harness/src/compare/short-error.js';
+import { WORKSPACE_EXPECTED, workspaceMismatchMessage } from '../harness/src/compare/workspace.js';
+import { DriverError } from '../harness/src/driver/driver.js';
+import { type RunOutcome, runFixtureScenario } from '../harness/src/modes/scenario-run.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, scenarioPaths } from '../harness/src/scenario/corpus.js';
+import { expect, test } from '../harness/src/testing/suite-test.js';
 
 const fixtures = fixturesDir();
 

@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { expect, test } from './fixtures.js';
-import { discoverScenarios, fixturesDir, scenarioPaths } from './scenarios.js';
+import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
+import { expect, test } from '../harness/src/testing/suite-test.js';
 import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';

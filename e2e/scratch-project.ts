@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { pruneSidecars } from '../harness/src/modes/sidecars.js';
+import { REPO_ROOT } from '../harness/src/scenario/corpus.js';
 import { tempFixtures } from './fixture-copy.js';
-import { REPO_ROOT } from './scenarios.js';
-import { pruneSidecars } from './sidecars.js';
 
 export interface Shell extends AsyncDisposable {
   /** Runs a command line in the repository against the scratch fixtures; never throws on a failing exit. */

@@ -4,8 +4,8 @@
  * --project=refresh`), so the guards never meet an orphan a refresh left behind.
  */
 import { test } from '@playwright/test';
-import { fixturesDir } from './scenarios.js';
-import { pruneSidecars } from './sidecars.js';
+import { pruneSidecars } from '../harness/src/modes/sidecars.js';
+import { fixturesDir } from '../harness/src/scenario/corpus.js';
 
 test('remove unreferenced sidecars', async () => {
   for (const f of await pruneSidecars(fixturesDir())) console.log(`removed unreferenced sidecar ${f}`);

@@ -7,9 +7,9 @@
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LogRecord, readLogFile, type SessionEvent } from '@acp-snapshot/session-log';
+import { type FailureCase, failureCase, failureCasesFor } from '@acp-snapshot/session-log/testing';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
-import { type FailureCase, failureCase, failureCasesFor } from '../../e2e/failures/catalog.js';
 import { type Emulator, startEmulator } from '../../scripts/emulator/server.js';
 import { type AgentDirs, AgentProcess, makeDirs, removeDirs, updateKinds } from './agent-process.js';
 

@@ -2,9 +2,14 @@
 // agent and against our agent. A check an agent fails for a known, legitimate reason is declared with
 // test.fail and the reason (so it shows in the report and flips to an error if the agent ever passes).
 import { expect, test } from '@playwright/test';
-import { ALL_CHECKS } from './checks/index.js';
-import { type AgentTarget, runCheck } from './runner.js';
-import { ourAgentBuilt, ourAgentReplayTarget, ourAgentTarget, sdkExampleTarget } from './targets.js';
+import { ALL_CHECKS } from '../../harness/src/conformance/checks/index.js';
+import { type AgentTarget, runCheck } from '../../harness/src/conformance/runner.js';
+import {
+  ourAgentBuilt,
+  ourAgentReplayTarget,
+  ourAgentTarget,
+  sdkExampleTarget,
+} from '../../harness/src/conformance/targets.js';
 
 interface Suite {
   target: () => AgentTarget;

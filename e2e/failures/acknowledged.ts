@@ -4,7 +4,7 @@
  * against the raw stdout lines and the raw log the harness harvested (a torn tail is tolerated).
  */
 import { parseLogText } from '@acp-snapshot/session-log';
-import type { StdoutLine } from '../driver.js';
+import type { StdoutLine } from '../../harness/src/driver/driver.js';
 
 interface Announced {
   /** agent_message_chunk texts, concatenated in the order the client got them. */

@@ -11,18 +11,18 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
-import { replayFailures, unusedRecordedCalls } from '../compare.js';
-import type { StepRunner } from '../driver.js';
-import { expect } from '../fixtures.js';
-import { adoptRecordedProvider, recordedModelCalls } from '../harvest.js';
-import { normalizeJsonlText } from '../normalize.js';
-import { machineSecrets, scrubSecrets } from '../record-mode.js';
-import { RecordingFailed, recordScenario, recordTargetFor } from '../recorder.js';
-import { runFixtureScenario } from '../run.js';
-import type { RunDirs } from '../run-dirs.js';
-import { fixturesDir, REPO_ROOT, scenarioPaths } from '../scenarios.js';
-import { failureCase, PROVIDER_FAILURES, untestedCases } from './catalog.js';
+import { replayFailures, unusedRecordedCalls } from '../../harness/src/compare/compare.js';
+import { adoptRecordedProvider, recordedModelCalls } from '../../harness/src/compare/harvest.js';
+import { normalizeJsonlText } from '../../harness/src/compare/normalize.js';
+import type { StepRunner } from '../../harness/src/driver/driver.js';
+import { RecordingFailed, recordScenario, recordTargetFor } from '../../harness/src/modes/record.js';
+import { machineSecrets, scrubSecrets } from '../../harness/src/modes/record-gate.js';
+import { runFixtureScenario } from '../../harness/src/modes/scenario-run.js';
+import type { RunDirs } from '../../harness/src/roots/run-dirs.js';
+import { fixturesDir, REPO_ROOT, scenarioPaths } from '../../harness/src/scenario/corpus.js';
+import { expect } from '../../harness/src/testing/suite-test.js';
 import { killAgentWhenToolRuns } from './kill.js';
 import {
   expectLoggedTurnEnd,

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
 import {
   attachFailureArtifacts,
@@ -14,15 +15,14 @@ import {
   replayFailureMessage,
   replayFailures,
   unusedRecordedCalls,
-} from '../compare.js';
-import { DriverError, type StepRunner } from '../driver.js';
-import { expect } from '../fixtures.js';
-import { processesInside } from '../orphans.js';
-import { runFixtureScenario } from '../run.js';
-import type { RunDirs } from '../run-dirs.js';
-import type { ScenarioPaths } from '../scenarios.js';
+} from '../../harness/src/compare/compare.js';
+import { DriverError, type StepRunner } from '../../harness/src/driver/driver.js';
+import { runFixtureScenario } from '../../harness/src/modes/scenario-run.js';
+import { processesInside } from '../../harness/src/process/orphans.js';
+import type { RunDirs } from '../../harness/src/roots/run-dirs.js';
+import type { ScenarioPaths } from '../../harness/src/scenario/corpus.js';
+import { expect } from '../../harness/src/testing/suite-test.js';
 import { unloggedAnnouncements } from './acknowledged.js';
-import { failureCase, PROVIDER_FAILURES, untestedCases } from './catalog.js';
 import { killAgentWhenToolRuns } from './kill.js';
 import {
   expectLoggedTurnEnd,
@@ -82,12 +82,12 @@ async function runThroughHarness(
 const agentMissing = ['/nonexistent/acp-agent-cmd', '--stdio'];
 const noisyAgent = [
   process.execPath,
-  join(import.meta.dirname, '..', 'test-agents', 'fake-agent.mjs'),
+  join(import.meta.dirname, '..', '..', 'harness', 'src', 'testing', 'agents', 'fake-agent.mjs'),
   'noisy',
 ];
 const orphanAgent = [
   process.execPath,
-  join(import.meta.dirname, '..', 'test-agents', 'fake-agent.mjs'),
+  join(import.meta.dirname, '..', '..', 'harness', 'src', 'testing', 'agents', 'fake-agent.mjs'),
   'orphan',
 ];
 /** Catalog cases with their harness test below; a harness case missing here fails the first test. */

@@ -4,11 +4,11 @@
  * log, nothing lost from the log, and the turn/end the log closes the failed turn with.
  */
 import { parseLogText } from '@acp-snapshot/session-log';
+import type { FailureCase } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
-import type { DriverResult } from '../driver.js';
-import { expect } from '../fixtures.js';
+import type { DriverResult } from '../../harness/src/driver/driver.js';
+import { expect } from '../../harness/src/testing/suite-test.js';
 import { unloggedAnnouncements } from './acknowledged.js';
-import type { FailureCase } from './catalog.js';
 
 /** Every case must end in its outcome well before its scenario's budget: a failure that waits for the timeout is a hang. */
 export const OUTCOME_WITHIN_MS = 8_000;

@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fse from 'fs-extra';
-import { test as base } from '../fixtures.js';
-import type { ScenarioInput } from '../scenario.js';
-import { fixturesDir, type ScenarioPaths, scenarioPaths } from '../scenarios.js';
+import { fixturesDir, type ScenarioPaths, scenarioPaths } from '../../harness/src/scenario/corpus.js';
+import type { ScenarioInput } from '../../harness/src/scenario/input.js';
+import { test as base } from '../../harness/src/testing/suite-test.js';
 
 /** Each throwaway scenario's whole budget (input.json timeoutMs): the driver kills the agent after it. */
 export const SCENARIO_TIMEOUT_MS = 15_000;

@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { test as base } from '@playwright/test';
-import { agentEnv } from '../../e2e/driver.js';
-import { agentRoots, createTestRoots, installDir, type TestRoots } from '../../e2e/roots.js';
-import { RunDirs, settleTestDirs } from '../../e2e/run-dirs.js';
-import { AcpClient } from './acp-client.js';
+import { AcpClient } from './driver/acp-client.js';
+import { agentEnv } from './driver/driver.js';
 import type { AgentProfile } from './profile.js';
+import { agentRoots, createTestRoots, installDir, type TestRoots } from './roots/roots.js';
+import { RunDirs, settleTestDirs } from './roots/run-dirs.js';
 
 /** Where the agent's model answers come from. */
 export type ModelSource =

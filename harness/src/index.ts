@@ -13,10 +13,10 @@ import { test as fixtures } from './fixtures.js';
 import { expect } from './matchers.js';
 
 export const test = fixtures;
-export type { TestRoots } from '../../e2e/roots.js';
-export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './acp-client.js';
 export { type AcpConfigOptions, defineAcpConfig } from './config.js';
+export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './driver/acp-client.js';
 export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
 export { acpSnapshotTexts } from './matchers.js';
 export type { AgentProfile, NormalizeRules } from './profile.js';
+export type { TestRoots } from './roots/roots.js';
 export { expect };

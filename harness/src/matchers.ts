@@ -7,14 +7,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { expect as base, type TestInfo, test } from '@playwright/test';
-import { jsonLinesCause } from '../../e2e/causes.js';
-import { firstDifferingLine, unifiedDiff } from '../../e2e/diff.js';
-import { adoptRecordedProvider, harvestLog, projectHarvested } from '../../e2e/harvest.js';
-import { normalizeJsonlText, normalizeStdout } from '../../e2e/normalize.js';
-import { rootMap } from '../../e2e/roots.js';
-import { captureWorkspace } from '../../e2e/workspace.js';
-import type { AcpClient } from './acp-client.js';
+import { jsonLinesCause } from './compare/causes.js';
+import { firstDifferingLine, unifiedDiff } from './compare/diff.js';
+import { adoptRecordedProvider, harvestLog, projectHarvested } from './compare/harvest.js';
+import { normalizeJsonlText, normalizeStdout } from './compare/normalize.js';
+import { captureWorkspace } from './compare/workspace.js';
+import type { AcpClient } from './driver/acp-client.js';
 import { applyRules } from './profile.js';
+import { rootMap } from './roots/roots.js';
 
 /** The snapshot texts of a finished (or paused) run. */
 export async function acpSnapshotTexts(

@@ -12,8 +12,8 @@ import {
   type StreamChunk,
   textChunk,
 } from '@acp-snapshot/session-log';
+import { type FailureCase, failureCasesFor } from '@acp-snapshot/session-log/testing';
 import { expect, test } from '@playwright/test';
-import { type FailureCase, failureCasesFor } from '../../e2e/failures/catalog.js';
 import { createPlugin } from './index.js';
 import { logSink, Recording, tempDir, writeLog } from './test-support.js';
 

@@ -1,8 +1,6 @@
 // Fuzzing replay.override.json: committed overrides with one field mutated, hostile texts and bytes (see TESTING.md).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
-import fc from 'fast-check';
 import {
   assertHostileFiles,
   bigHostile,
@@ -11,7 +9,9 @@ import {
   mutatedJsonText,
   outcome,
   smallHostile,
-} from '../../session-log/src/hostile.js';
+} from '@acp-snapshot/session-log/testing';
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
 import { loadOverride, parseOverride, ReplayOverrideError } from './override.js';
 
 const repo = join(import.meta.dirname, '..', '..');

@@ -5,7 +5,6 @@ import { gunzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { type LogAppender, openLogAppender } from './appender.js';
-import { anyEvents } from './arbitraries.js';
 import {
   buildChunk,
   buildHeader,
@@ -20,6 +19,7 @@ import {
 import { LogFormatError, serializeLog } from './codec.js';
 import type { LogRecord, SessionEvent } from './events.js';
 import { readLogFile, streamLogRecords } from './reader.js';
+import { anyEvents } from './testing/arbitraries.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'session-log-'));
 

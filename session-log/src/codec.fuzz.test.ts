@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { anyRecords } from './arbitraries.js';
 import { decodeRows, encodeRows, LogFormatError, parseLogText, serializeLog } from './codec.js';
+import { readLogFile } from './reader.js';
+import { rowKindOf } from './rows.js';
+import { anyRecords } from './testing/arbitraries.js';
 import {
   applyByteMutation,
   applyMutation,
@@ -23,9 +25,7 @@ import {
   outcome,
   pathsOf,
   smallHostile,
-} from './hostile.js';
-import { readLogFile } from './reader.js';
-import { rowKindOf } from './rows.js';
+} from './testing/hostile.js';
 
 const scenarios = join(import.meta.dirname, '..', '..', 'fixtures', 'scenarios');
 /** Every committed session log: real rows of every kind, as seeds. */

@@ -1,6 +1,5 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { anyRecords } from './arbitraries.js';
 import {
   buildChunk,
   buildHeader,
@@ -25,6 +24,7 @@ import {
 } from './codec.js';
 import type { LogRecord } from './events.js';
 import type { PackedRow, Row } from './rows.js';
+import { anyRecords } from './testing/arbitraries.js';
 
 const usage = { promptTokens: 10, completionTokens: 3, totalTokens: 13 };
 const sample = makeRecords([

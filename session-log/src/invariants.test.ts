@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { openLogAppender } from './appender.js';
-import { anyEvents } from './arbitraries.js';
 import { buildChunk, makeRecords, textChunk } from './builders.js';
 import { decodeRows, encodeRows, serializeLog } from './codec.js';
 import { readLogFile } from './reader.js';
+import { anyEvents } from './testing/arbitraries.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'session-log-inv-'));
 const here = dirname(fileURLToPath(import.meta.url));

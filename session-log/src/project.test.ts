@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { anyRecords, anyText } from './arbitraries.js';
 import {
   buildChunk,
   buildHeader,
@@ -17,6 +16,7 @@ import {
 import { parseLogText } from './codec.js';
 import type { LogRecord, SessionHeader } from './events.js';
 import { inlineSidecars, projectLog, promptSidecar, sidecarHash, toolsSidecar } from './project.js';
+import { anyRecords, anyText } from './testing/arbitraries.js';
 
 test('projection drops envelopes, replaces the cwd and its aliases, and moves bulk to sidecars', () => {
   const base = mkdtempSync(join(tmpdir(), 'session-log-proj-'));

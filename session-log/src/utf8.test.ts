@@ -7,8 +7,8 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { buildHeader } from './builders.js';
 import { LogFormatError, serializeLog } from './codec.js';
-import { invalidUtf8 } from './hostile.js';
 import { readLogFile } from './reader.js';
+import { invalidUtf8 } from './testing/hostile.js';
 import { decodeUtf8File, findInvalidUtf8, handWrittenFileText, Utf8Error } from './utf8.js';
 
 const bytes = (...parts: (string | number[])[]) =>

@@ -1,0 +1,110 @@
+/**
+ * The `acp` fixture against real agents: our agent (no model call needed for the session surface) and
+ * a command that does not exist. What a test author observes: the responses, the wire kept as written,
+ * and error messages that name the request and the cause.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { test as fixtures } from '../fixtures.js';
+import { acpSnapshotTexts, expect, fileName } from '../matchers.js';
+import { REPO_ROOT } from '../scenario/corpus.js';
+
+const ours = [
+  process.execPath,
+  join(REPO_ROOT, 'agent/dist/main.js'),
+  '--overlay',
+  join(REPO_ROOT, 'agent/overlays/replay.json'),
+];
+
+fixtures.describe('our agent', () => {
+  // Its replay overlay needs a recording to serve; these tests make no model call.
+  fixtures.use({
+    agentProfile: { command: ours },
+    model: { kind: 'replay', log: join(REPO_ROOT, 'fixtures/scenarios/no-model/session.jsonl') },
+  });
+
+  fixtures('modes, config options, list and close through the acp fixture', async ({ acp, roots }) => {
+    const init = await acp.initialize();
+    expect(init.agentCapabilities?.sessionCapabilities?.list).toBeDefined();
+    const session = await acp.newSession();
+    expect(session.modes?.availableModes.map((m) => m.id)).toContain('auto');
+    await acp.setMode('auto');
+    const listed = await acp.listSessions();
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(session.sessionId);
+    await acp.closeSession();
+    expect(await acp.close()).toBe(true);
+    const { stdout, workspace } = await acpSnapshotTexts(acp);
+    expect(stdout).toContain('"sessionUpdate":"current_mode_update"');
+    expect(stdout).toContain('"currentModeId":"auto"');
+    // The roots are replaced, the ids numbered: nothing of this run's directories is left.
+    expect(stdout).not.toContain(roots.root);
+    expect(stdout).toContain('"cwd":"{{cwd}}"');
+    expect(workspace).toBe('{\n  "files": []\n}\n');
+    // Kept exactly as written, one entry per line.
+    expect(acp.stdout.length).toBe(stdout.trimEnd().split('\n').length);
+  });
+
+  fixtures('a request before newSession names what to call first', async ({ acp }) => {
+    await acp.initialize();
+    await expect(acp.prompt('hi')).rejects.toThrow(
+      'prompt: no session yet (call acp.newSession() or acp.loadSession(id) first)',
+    );
+  });
+});
+
+fixtures.describe('an agent that is not there', () => {
+  fixtures.use({ agentProfile: { command: ['/nonexistent/agent-binary', '--acp'] } });
+
+  fixtures('the first request fails naming the command', async ({ acp }) => {
+    await expect(acp.initialize()).rejects.toThrow(
+      'agent command not found: /nonexistent/agent-binary --acp',
+    );
+  });
+});
+
+fixtures.describe('an agent that exits at start', () => {
+  fixtures.use({
+    agentProfile: { command: [process.execPath, '-e', 'console.error("no config found"); process.exit(3)'] },
+  });
+
+  fixtures('the request fails naming the exit code and the end of stderr', async ({ acp }) => {
+    await expect(acp.initialize()).rejects.toThrow(/initialize: .*exited \(3\)[\s\S]*no config found/);
+  });
+});
+
+fixtures.describe('our agent replaying a recording', () => {
+  fixtures.use({
+    agentProfile: { command: ours },
+    model: { kind: 'replay', log: join(REPO_ROOT, 'fixtures/scenarios/hello/session.jsonl') },
+  });
+
+  fixtures(
+    'a replayed log matches the snapshot its recording wrote: the replay plugin is not a change',
+    async ({ acp }, testInfo) => {
+      await acp.initialize();
+      await acp.newSession();
+      expect((await acp.prompt('Say hello in one short sentence.')).stopReason).toBe('end_turn');
+      expect(await acp.close()).toBe(true);
+      const { stdout, workspace, log } = await acpSnapshotTexts(acp);
+      expect(log).toContain('"provider":{"plugin":"replay"');
+      // The snapshots as the recording run (a live model, the openai-compatible plugin) wrote them.
+      const dir = fileName(testInfo.title);
+      const files = {
+        'stdout.jsonl': stdout,
+        'workspace.json': workspace,
+        'session.jsonl': log!.replace('"plugin":"replay"', '"plugin":"openai-compatible"'),
+      };
+      const paths = Object.keys(files).map((f) => testInfo.snapshotPath(dir, f));
+      try {
+        for (const [f, text] of Object.entries(files)) {
+          await mkdir(dirname(testInfo.snapshotPath(dir, f)), { recursive: true });
+          await writeFile(testInfo.snapshotPath(dir, f), text);
+        }
+        await expect(acp).toMatchAcpSnapshot();
+      } finally {
+        await Promise.all(paths.map((p) => rm(p, { force: true })));
+        await rm(dirname(paths[0]!), { recursive: true, force: true });
+      }
+    },
+  );
+});

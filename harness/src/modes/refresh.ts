@@ -1,0 +1,96 @@
+/**
+ * Refresh: keyless re-derivation of a scenario's session.jsonl, stdout.expected.jsonl and
+ * workspace.expected.json from the current code. The replay plugin (ACP_SNAPSHOT_MODE=refresh) serves
+ * the recorded model answers positionally without comparing request fingerprints; when the calls no
+ * longer line up (more, fewer, or at another turn / step) refresh refuses and asks for a new recording.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TestInfo } from '@playwright/test';
+import {
+  attachFailureArtifacts,
+  driverFailureArtifacts,
+  replayFailures,
+  unusedRecordedCalls,
+} from '../compare/compare.js';
+import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
+import type { StepRunner } from '../driver/driver.js';
+import type { RunDirs } from '../roots/run-dirs.js';
+import { ALL_ROW_KINDS } from '../rules/guards.js';
+import type { ScenarioPaths } from '../scenario/corpus.js';
+import { writeAllRowKindsSource } from './record.js';
+import { machineSecrets, writeScenarioFixtures } from './record-gate.js';
+import { refreshOverride } from './refresh-override.js';
+import { type RunOutcome, runFixtureScenario } from './scenario-run.js';
+
+/** Options of {@link refreshScenario}. */
+export interface RefreshOptions {
+  paths: ScenarioPaths;
+  fixtures: string;
+  /** The replay command (refresh runs the agent exactly as replay does). */
+  agentCommand: readonly string[];
+  /** Named agents a scenario may pick (the project's `use.agents`). */
+  agents?: Readonly<Record<string, readonly string[]>>;
+  /** Owns the run's generated roots (the test's `runDirs` fixture). */
+  dirs: RunDirs;
+  testInfo?: TestInfo;
+  step?: StepRunner;
+}
+
+/** Refreshes one scenario's fixtures; returns whether session.jsonl changed. Throws "refresh refused" on drift. */
+export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: boolean }> {
+  const { paths, testInfo } = opts;
+  const name = paths.name;
+  const before = await readFile(paths.session, 'utf8');
+  let outcome: RunOutcome;
+  try {
+    outcome = await runFixtureScenario({
+      paths,
+      mode: 'refresh',
+      dirs: opts.dirs,
+      agentCommand: opts.agentCommand,
+      ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.step ? { step: opts.step } : {}),
+    });
+  } catch (e) {
+    if (testInfo) await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
+    throw e;
+  }
+  const problems = [...replayFailures(outcome.result.stderr, outcome.records)];
+  const unused = unusedRecordedCalls(name, outcome.result.stderr, before, paths.session);
+  if (unused) problems.push(unused);
+  if (problems.length === 0) problems.push(...outcome.result.problems);
+  if (problems.length > 0) {
+    if (testInfo) {
+      await attachFailureArtifacts(testInfo, {
+        result: outcome.result,
+        expectedLog: before,
+        actualLog: outcome.projected.text,
+      });
+    }
+    throw new Error(
+      `${name}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${name}).\n  ${problems.join('\n  ')}`,
+    );
+  }
+  const sessionText = adoptRecordedProvider(outcome.projected.text, before);
+  const secrets = machineSecrets();
+  await writeScenarioFixtures(
+    {
+      dir: paths.dir,
+      sidecarsDir: join(opts.fixtures, 'sidecars'),
+      sessionText,
+      stdoutText: outcome.stdoutText,
+      workspaceText: outcome.workspaceText,
+      sidecars: outcome.projected.sidecars,
+    },
+    secrets,
+  );
+  // Every fixture kind follows: the all-row-kinds source, and the hashes an override ties its calls by.
+  if (name === ALL_ROW_KINDS) {
+    const records = recordsWithRecordedProvider(outcome.records, before);
+    await writeAllRowKindsSource(paths, { records, roots: outcome.roots }, secrets);
+  }
+  const override =
+    outcome.scenario.flags.overridden && (await refreshOverride(paths.override, outcome.records));
+  return { changed: sessionText !== before || override };
+}

@@ -1,0 +1,301 @@
+/**
+ * One agent process under the driver: spawned with a scrubbed environment in its own process group, its
+ * stdout tapped line by line (kept exactly as written, refused when not UTF-8, not JSON, holding half of a
+ * surrogate pair, nested too deep or endless)
+ * before the bytes reach the ACP SDK client, its stderr kept, and its exit explained.
+ */
+import {
+  clipText,
+  cutText,
+  findInvalidUtf8,
+  findLoneSurrogate,
+  loneSurrogateMessage,
+  nestsDeeperThan,
+  utf8ProblemMessage,
+} from '@acp-snapshot/session-log';
+import * as acp from '@agentclientprotocol/sdk';
+import { execa, type ResultPromise } from 'execa';
+import { MAX_NORMALIZE_DEPTH } from '../compare/normalize.js';
+
+/** The longest stdout line read (the SDK's own default message limit). */
+const MAX_LINE_BYTES = 32 * 2 ** 20;
+
+/** Longest stderr line quoted in a failure message. */
+const STDERR_LINE_CHARS = 2000;
+
+/** The agent wrote something to stdout that is not an ACP message line (the message names the line). */
+export class StdoutViolation extends Error {
+  override name = 'StdoutViolation';
+}
+
+/** The agent command could not be started (not found, not executable, empty). */
+export class AgentSpawnError extends Error {
+  override name = 'AgentSpawnError';
+}
+
+/** One line the agent wrote to stdout, and which agent process (0-based) wrote it. */
+export interface StdoutLine {
+  text: string;
+  process: number;
+}
+
+/** How to start the agent: the command line, its complete environment and its working directory. */
+export interface SpawnOptions {
+  command: readonly string[];
+  env: Record<string, string>;
+  processCwd: string;
+}
+
+/** One running agent process with its ACP client connection. */
+export class AgentProcess {
+  readonly lines: StdoutLine[];
+  stderr = '';
+  readonly started = Date.now();
+  exitedAt = 0;
+  exit: number | string | null = null;
+  readonly exited: Promise<void>;
+  private readonly child: ResultPromise;
+  connection!: acp.ClientConnection;
+  /** Rejects when the process breaks the protocol (non-JSON stdout) or dies. */
+  readonly broken: Promise<never>;
+  private breakWith!: (e: Error) => void;
+
+  constructor(
+    readonly index: number,
+    opts: SpawnOptions,
+    lines: StdoutLine[],
+    private readonly app: acp.ClientApp,
+  ) {
+    this.lines = lines;
+    this.broken = new Promise<never>((_, reject) => {
+      this.breakWith = reject;
+    });
+    this.broken.catch(() => {});
+    const [file, ...args] = opts.command;
+    if (!file)
+      throw new AgentSpawnError('agent command is empty: set use.agentCommand in playwright.config.ts');
+    this.child = execa(file, args, {
+      cwd: opts.processCwd,
+      env: opts.env,
+      extendEnv: false,
+      detached: true,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+    });
+    this.child.stdin?.on('error', () => {
+      // EPIPE after the agent died: the exit is reported through `exited`.
+    });
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (d: string) => {
+      this.stderr += d;
+    });
+    this.exited = this.child.then((r) => {
+      this.exitedAt = Date.now();
+      this.exit = r.signal ?? r.exitCode ?? null;
+    });
+  }
+
+  /** Resolves once spawned; rejects with "agent command not found" on ENOENT. */
+  async spawned(command: readonly string[]): Promise<void> {
+    await new Promise<void>((res, rej) => {
+      this.child.once('spawn', () => res());
+      this.child.once('error', (e: NodeJS.ErrnoException) =>
+        rej(
+          new AgentSpawnError(
+            e.code === 'ENOENT'
+              ? `agent command not found: ${command.join(' ')} (check use.agentCommand in playwright.config.ts)`
+              : `agent command could not start: ${command.join(' ')}: ${e.message}`,
+          ),
+        ),
+      );
+    });
+  }
+
+  /** Taps stdout: keeps each line, fails on non-JSON, forwards the bytes to the SDK client. */
+  connect(): void {
+    const stdout = this.child.stdout!;
+    // The unterminated line so far, as received (one concat per line: a 16 MB line is not copied per chunk).
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let overflowed = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    // Set once the SDK cancels its input (after a failure of its own): enqueueing or closing then throws.
+    let inputDone = false;
+    const input = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        inputDone = true;
+      },
+    });
+    const take = (bytes: Buffer<ArrayBufferLike>) => {
+      const text = bytes.toString('utf8');
+      this.lines.push({ text, process: this.index });
+      // Decoding would turn bad bytes into U+FFFD silently, and the snapshot would record the damage.
+      const bad = findInvalidUtf8(bytes);
+      if (bad) {
+        this.breakWith(
+          new StdoutViolation(
+            utf8ProblemMessage(
+              `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
+              bad,
+              'ACP messages are UTF-8 JSON: check how the agent encodes what it writes.',
+            ),
+          ),
+        );
+        return;
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        this.breakWith(
+          new StdoutViolation(
+            `agent wrote a non-JSON line to stdout (process ${this.index + 1}, stdout line ${this.lines.length}): ${JSON.stringify(cutText(text, 200))}\nstdout must carry ACP messages only; log to stderr.`,
+          ),
+        );
+        return;
+      }
+      // JSON.parse takes a `\ud83d` escape without its pair; the client this harness stands in for may not.
+      const lone = findLoneSurrogate(text);
+      if (lone) {
+        this.breakWith(
+          new StdoutViolation(
+            loneSurrogateMessage(
+              `agent stdout, process ${this.index + 1}, line ${this.lines.length}`,
+              lone,
+              'the agent cut a text inside a character: cut at code point (better: grapheme) boundaries.',
+            ),
+          ),
+        );
+        return;
+      }
+      // The SDK would overflow its stack on it (a RangeError, no line named); normalization refuses it too.
+      // Nesting N levels takes at least 2N characters, so only a long line needs the walk.
+      if (text.length > 2 * MAX_NORMALIZE_DEPTH && nestsDeeperThan(message)) {
+        this.breakWith(
+          new StdoutViolation(
+            `agent wrote a stdout line nested deeper than ${MAX_NORMALIZE_DEPTH} levels (process ${this.index + 1}, stdout line ${this.lines.length}); ACP messages nest a few levels.`,
+          ),
+        );
+        return;
+      }
+      if (!inputDone) controller.enqueue(new Uint8Array(Buffer.concat([bytes, Buffer.from('\n')])));
+    };
+    stdout.on('data', (chunk: Buffer) => {
+      if (overflowed) return;
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        const part = chunk.subarray(start, nl);
+        take(pending.length ? Buffer.concat([...pending, part]) : part);
+        pending = [];
+        pendingBytes = 0;
+        start = nl + 1;
+      }
+      if (start === chunk.length) return;
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_LINE_BYTES) {
+        // Memory stays bounded whatever the agent writes; the process is killed on this failure.
+        overflowed = true;
+        pending = [];
+        this.breakWith(
+          new StdoutViolation(
+            `agent wrote a stdout line over ${MAX_LINE_BYTES / 2 ** 20} MB without a newline (process ${this.index + 1}, stdout line ${this.lines.length + 1}); ACP messages are newline-delimited.`,
+          ),
+        );
+      }
+    });
+    stdout.on('end', () => {
+      if (pending.length) take(Buffer.concat(pending));
+      pending = [];
+      if (!inputDone) controller.close();
+      inputDone = true;
+    });
+    const stdin = this.child.stdin!;
+    const output = new WritableStream<Uint8Array>({
+      write: (chunk) =>
+        new Promise<void>((res) => {
+          // A write after the agent died fails with EPIPE; the death is reported by `exited`.
+          stdin.write(chunk, () => res());
+        }),
+      close: () => {
+        stdin.end();
+      },
+    });
+    this.connection = this.app.connect(acp.ndJsonStream(output, input));
+    void this.exited.then(() => this.breakWith(new Error(this.exitMessage())));
+  }
+
+  /** Why the process is gone: its exit code and the end of its stderr. */
+  exitMessage(): string {
+    // Clipped, but long enough for a real error line (a path, a row, the fix): an agent may write a
+    // megabyte-long stderr line.
+    const lines = this.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => clipText(l, STDERR_LINE_CHARS));
+    // The error line of a Node crash sits above its stack: show it, then the last lines.
+    const errorLine = lines.findLast((l) => /^\w*Error\b|^Error:|^\S+Error:/.test(l));
+    const last = lines.slice(-5);
+    const tail = [...(errorLine && !last.includes(errorLine) ? [errorLine, '...'] : []), ...last].join(
+      '\n  ',
+    );
+    return `agent process ${this.index + 1} exited (${String(this.exit)}) before the scenario finished${tail ? `; its stderr ends with:\n  ${tail}` : ''}`;
+  }
+
+  /** Whether the process ended by itself (not closed or killed by the harness). */
+  get crashed(): boolean {
+    return this.exitedAt > 0 && !this.closing && !this.killed;
+  }
+
+  private closing = false;
+  private killed = false;
+
+  /** Waits up to `ms` for the process to exit by itself; true when it did. */
+  async exitsWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((res) => {
+        timer = setTimeout(() => res(false), ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /** Closes stdin and awaits a graceful exit; kills the process group when it does not come in time. */
+  async close(graceMs: number): Promise<boolean> {
+    this.closing = true;
+    this.child.stdin?.end();
+    const graceful = await this.exitsWithin(graceMs);
+    if (!graceful) {
+      this.kill();
+      await this.exited;
+    }
+    this.connection?.close();
+    return graceful;
+  }
+
+  /** Kills the whole process group (the agent and anything it started). */
+  kill(): void {
+    if (this.exitedAt === 0) this.killed = true;
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  get lifetimeMs(): number {
+    return (this.exitedAt || Date.now()) - this.started;
+  }
+}
