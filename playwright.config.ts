@@ -1,6 +1,8 @@
 import { join, resolve } from 'node:path';
+import { type AgentProfile, scenarioProjects } from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
-import { fixturesDir, NAMED_AGENTS, REPO_ROOT } from './harness/src/scenario/corpus.js';
+import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
+import { SDK_EXAMPLE_AGENT } from './harness/src/testing/sdk-example.js';
 import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;
@@ -13,11 +15,14 @@ const agent = (overlay: string) => [
   join(REPO_ROOT, 'agent/overlays', overlay),
 ];
 
-/** Scenarios naming no agent run the project's `agentCommand` (our agent with the mode's overlay). */
-const agents = NAMED_AGENTS;
-
-/** stdout.expected.jsonl of a scenario is the snapshot `toMatchSnapshot([NAME, 'stdout.expected.jsonl'])`. */
-const stdoutSnapshots = `${fixturesDir()}/scenarios/{arg}{ext}`;
+/**
+ * Other agents a scenario may run with `"agent": NAME` in its input.json, by profile; one command serves
+ * every mode. The SDK example calls no model and persists no log.
+ */
+const agents: Record<string, AgentProfile> = {
+  'sdk-example': { command: [process.execPath, SDK_EXAMPLE_AGENT] },
+};
+const agentCommands = Object.fromEntries(Object.entries(agents).map(([k, p]) => [k, p.command]));
 
 /**
  * Where a run writes its results and reports: the repository by default, elsewhere with
@@ -46,17 +51,18 @@ export default defineConfig<SnapshotOptions>({
     ['./harness/src/reporter/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
-  use: { trace: 'retain-on-failure', agents },
+  use: { trace: 'retain-on-failure', agents: agentCommands },
   projects: [
-    // First, so `npx playwright test --ui` opens on it (UI mode selects the first project).
-    {
-      name: 'replay',
+    // replay, guards (the default run), record and refresh, over e2e/scenarios.spec.ts (scenarioSuite).
+    // replay comes first, so `npx playwright test --ui` opens on it (UI mode selects the first project).
+    ...scenarioProjects({
       testDir: './e2e',
-      testMatch: 'replay.spec.ts',
-      snapshotPathTemplate: stdoutSnapshots,
-      timeout: 120_000,
-      use: { agentCommand: agent('replay.json') },
-    },
+      fixtures: fixturesDir(),
+      replay: { command: agent('replay.json') },
+      record: { command: agent('record.json') },
+      agents,
+      teardown: 'prune-sidecars',
+    }),
     // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
     {
       name: 'conformance',
@@ -77,7 +83,6 @@ export default defineConfig<SnapshotOptions>({
       ],
       testIgnore: ['**/node_modules/**'],
     },
-    { name: 'guards', testDir: './e2e', testMatch: 'guards.spec.ts' },
     {
       // The failure catalog (session-log/src/testing/failure-catalog.ts) through the full harness: replayed by the replay agent
       // (harness.spec.ts), and recorded by the record-overlay agent against the emulator (harness-record.spec.ts).
@@ -89,15 +94,6 @@ export default defineConfig<SnapshotOptions>({
       use: { agentCommand: agent('replay.json') },
     },
     {
-      name: 'record',
-      default: false,
-      testDir: './e2e',
-      testMatch: 'record.spec.ts',
-      teardown: 'prune-sidecars',
-      timeout: 300_000,
-      use: { agentCommand: agent('record.json') },
-    },
-    {
       // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator),
       // and the HTML report of a stdout mismatch in real Chromium.
       name: 'record-emulator',
@@ -106,15 +102,6 @@ export default defineConfig<SnapshotOptions>({
       testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
-    },
-    {
-      name: 'refresh',
-      default: false,
-      testDir: './e2e',
-      testMatch: 'refresh.spec.ts',
-      teardown: 'prune-sidecars',
-      timeout: 120_000,
-      use: { agentCommand: agent('replay.json') },
     },
     // Runs after record or refresh: sidecars no fixture references any more are deleted.
     { name: 'prune-sidecars', default: false, testDir: './e2e', testMatch: 'sidecars.teardown.ts' },

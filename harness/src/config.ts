@@ -7,6 +7,7 @@
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
 import type { AgentProfile } from './profile.js';
+import { GUARDS_TAG, type SuiteOptions } from './suite/suite-test.js';
 
 export interface AcpConfigOptions {
   /** The agents to test, by project name. */
@@ -59,4 +60,55 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
     use: { trace: 'retain-on-failure', ...opts.playwright?.use },
     projects,
   });
+}
+
+/** Options of {@link scenarioProjects}. */
+export interface ScenarioProjectsOptions {
+  /** The spec file(s) that call `scenarioSuite()` (Playwright `testMatch`; default `scenarios.spec.ts`). */
+  testMatch?: string | string[];
+  /** Where those specs are (default: the config's testDir). */
+  testDir?: string;
+  /** The fixtures directory whose `scenarios/NAME/` hold the snapshots (default `fixtures`). */
+  fixtures?: string;
+  /** The agent in replay and refresh (its answers come from the recording). */
+  replay: AgentProfile;
+  /** The agent in record mode (it talks to a live model); default: the replay profile. */
+  record?: AgentProfile;
+  /** Agents a scenario may name with `"agent": NAME`. */
+  agents?: Record<string, AgentProfile>;
+  /** Per-test timeout (default 120 s; record 300 s). */
+  timeout?: number;
+  /** A project to run after record and refresh (e.g. one that prunes unreferenced sidecars). */
+  teardown?: string;
+}
+
+/**
+ * The projects of a scenario corpus: `replay` and `guards` (the default run: keyless replay and the
+ * fixture-tree rules), `record` and `refresh` (rewrite fixtures; run only when named with --project).
+ * Order matters: replay first, so `--ui` opens on it.
+ */
+export function scenarioProjects(
+  opts: ScenarioProjectsOptions,
+): NonNullable<PlaywrightTestConfig<AcpOptions & SuiteOptions>['projects']> {
+  const fixtures = opts.fixtures ?? 'fixtures';
+  const where = {
+    testMatch: opts.testMatch ?? 'scenarios.spec.ts',
+    ...(opts.testDir ? { testDir: opts.testDir } : {}),
+  };
+  const agents = opts.agents ?? {};
+  const guards = new RegExp(GUARDS_TAG);
+  const teardown = opts.teardown ? { teardown: opts.teardown } : {};
+  const mode = (acpMode: 'replay' | 'record' | 'refresh', agentProfile: AgentProfile) => ({
+    ...where,
+    grepInvert: guards,
+    snapshotPathTemplate: `${fixtures}/scenarios/{arg}{ext}`,
+    timeout: opts.timeout ?? (acpMode === 'record' ? 300_000 : 120_000),
+    use: { acpMode, agentProfile, agents },
+  });
+  return [
+    { name: 'replay', ...mode('replay', opts.replay) },
+    { name: 'guards', ...where, grep: guards, use: { agents } },
+    { name: 'record', default: false, ...mode('record', opts.record ?? opts.replay), ...teardown },
+    { name: 'refresh', default: false, ...mode('refresh', opts.replay), ...teardown },
+  ];
 }

@@ -13,10 +13,17 @@ import { test as fixtures } from './fixtures.js';
 import { expect } from './matchers.js';
 
 export const test = fixtures;
-export { type AcpConfigOptions, defineAcpConfig } from './config.js';
+export {
+  type AcpConfigOptions,
+  defineAcpConfig,
+  type ScenarioProjectsOptions,
+  scenarioProjects,
+} from './config.js';
 export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './driver/acp-client.js';
 export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
 export { acpSnapshotTexts } from './matchers.js';
 export type { AgentProfile, NormalizeRules } from './profile.js';
 export type { TestRoots } from './roots/roots.js';
+export { GUARDS_TAG, type ScenarioSuiteOptions, scenarioSuite } from './suite/scenario-suite.js';
+export type { SuiteMode, SuiteOptions } from './suite/suite-test.js';
 export { expect };

@@ -1,15 +1,5 @@
-// `npm run check`: the fixture guards (docs/architecture.md, "Fixture-tree rules") without starting Playwright.
-import { relative } from 'node:path';
-import { checkFixtures } from '../rules/guards.js';
-import { discoverScenarios, fixturesDir, REPO_ROOT, repoGuardOptions } from '../scenario/corpus.js';
+// `check`: the fixture-tree rules, exactly as the guards project runs them (it is that project: the rules
+// need the project's configuration, e.g. the agents a scenario may name), without replaying anything.
+import { runFixtureProject } from './run-project.js';
 
-const dir = fixturesDir();
-const violations = await checkFixtures(dir, repoGuardOptions(dir));
-const scenarios = discoverScenarios(dir, {}).length;
-if (violations.length === 0) {
-  console.log(`check: ${scenarios} scenario(s) in ${relative(REPO_ROOT, dir) || '.'}: every guard holds`);
-} else {
-  for (const v of violations) console.error(`[${v.rule}] ${v.message}`);
-  console.error(`check: ${violations.length} problem(s) in ${scenarios} scenario(s)`);
-  process.exitCode = 1;
-}
+process.exitCode = await runFixtureProject('guards', process.argv.slice(2));

@@ -1,4 +1,4 @@
-/** Shared by `npm run record` and `npm run refresh`: run a fixture-writing project over named scenarios. */
+/** Shared by `record`, `refresh` and `check`: run one of the scenario projects over named scenarios. */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from '../scenario/corpus.js';
@@ -8,7 +8,7 @@ import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from '../
  * line per scenario (list reporter), and the teardown that deletes sidecars no session fixture references any more.
  */
 export async function runFixtureProject(
-  project: 'record' | 'refresh',
+  project: 'record' | 'refresh' | 'guards',
   names: readonly string[],
 ): Promise<number> {
   const dir = fixturesDir();

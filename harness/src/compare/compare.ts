@@ -282,6 +282,21 @@ export function stdoutMismatchMessage(name: string, expected: string, actual: st
   );
 }
 
+/** The message of a session log mismatch (texts already normalized), with the command that accepts it. */
+export function sessionLogMismatchMessage(
+  scenario: string,
+  file: string,
+  wanted: string,
+  actual: string,
+): string {
+  return (
+    `The re-persisted, projected session log differs from ${file}${fieldLine('log', wanted, actual)}\n` +
+    transcriptExcerpt(logTranscript(wanted), logTranscript(actual), 'session.transcript.diff') +
+    '(the line diff, the JSON Patch of the first differing event, stdout and stderr are attached too)\n' +
+    `If the change is intended, run \`npm run refresh -- ${scenario}\`.`
+  );
+}
+
 /** Custom matchers: `expect(actualProjection).toMatchSessionLog({ text, file, scenario })`. */
 export const sessionLogExpect = expect.extend({
   toMatchSessionLog(received: string, expected: { text: string; file: string; scenario: string }) {
@@ -293,11 +308,7 @@ export const sessionLogExpect = expect.extend({
     return {
       pass: false,
       name: 'toMatchSessionLog',
-      message: () =>
-        `The re-persisted, projected session log differs from ${expected.file}${fieldLine('log', wanted, actual)}\n` +
-        transcriptExcerpt(logTranscript(wanted), logTranscript(actual), 'session.transcript.diff') +
-        '(the line diff, the JSON Patch of the first differing event, stdout and stderr are attached too)\n' +
-        `If the change is intended, run \`npm run refresh -- ${expected.scenario}\`.`,
+      message: () => sessionLogMismatchMessage(expected.scenario, expected.file, wanted, actual),
     };
   },
 });

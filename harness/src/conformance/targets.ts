@@ -12,7 +12,8 @@ import {
 } from '@acp-snapshot/session-log';
 import { startEmulator } from '../../../scripts/emulator/server.js';
 import { type AgentEnvInput, agentEnv } from '../driver/driver.js';
-import { REPO_ROOT, SDK_EXAMPLE_AGENT } from '../scenario/corpus.js';
+import { REPO_ROOT } from '../scenario/corpus.js';
+import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
 import type { TurnKind } from './check.js';
 import type { AgentTarget, PrepareInput } from './runner.js';
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { reapOrphans } from '../process/orphans.js';
 import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../roots/roots.js';
-import { SDK_EXAMPLE_AGENT } from '../scenario/corpus.js';
 import { parseScenario, type ScenarioInput } from '../scenario/input.js';
 import { expandScenarioRoots } from '../scenario/placeholders.js';
+import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
 import { agentEnv, DriverError, type DriverOptions, runScenario } from './driver.js';
 import type { PromptBlock } from './prompt-content.js';
 

@@ -24,26 +24,6 @@ const CONFIG_NAMES = [
 /** The project root of this process (see {@link projectRoot}). */
 export const REPO_ROOT = projectRoot();
 
-/** The ACP SDK 1.9 example agent (aliased devDependency `acp-sdk-example`): another team's agent; it calls no model. */
-export const SDK_EXAMPLE_AGENT = join(
-  REPO_ROOT,
-  'node_modules',
-  'acp-sdk-example',
-  'dist',
-  'examples',
-  'agent.js',
-);
-
-/**
- * Other agents a scenario may run with `"agent": NAME` in its input.json (playwright.config.ts's
- * `use.agents`, and what the guards check names against), by command line only; one command serves
- * every mode (the agent reads ACP_SNAPSHOT_MODE).
- */
-export const NAMED_AGENTS: Readonly<Record<string, readonly string[]>> = {
-  // Calls no model and persists no log.
-  'sdk-example': [process.execPath, SDK_EXAMPLE_AGENT],
-};
-
 /**
  * The fixtures directory: `fixtures/` of the repository, or `ACP_SNAPSHOT_FIXTURES` (used to record
  * or refresh into a temporary copy).
@@ -53,18 +33,16 @@ export function fixturesDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The guard options of this repository: scenarios may name the {@link NAMED_AGENTS}, and the
- * session-log checks widen to the whole repository when the fixtures directory is this repository's
- * (a fixtures directory elsewhere is checked on its own).
+ * The guard options of a fixtures directory: scenarios may name the `agents` (the project's
+ * `use.agents`), and the session-log checks widen to the whole project when the fixtures directory lies
+ * inside it (a fixtures directory elsewhere is checked on its own).
  */
-export function repoGuardOptions(dir: string): {
-  repoRoot?: string;
-  agents: Readonly<Record<string, readonly string[]>>;
-} {
+export function repoGuardOptions(
+  dir: string,
+  agents: Readonly<Record<string, readonly string[]>>,
+): { repoRoot?: string; agents: Readonly<Record<string, readonly string[]>> } {
   const rel = relative(REPO_ROOT, dir);
-  return rel.startsWith('..') || isAbsolute(rel)
-    ? { agents: NAMED_AGENTS }
-    : { repoRoot: REPO_ROOT, agents: NAMED_AGENTS };
+  return rel.startsWith('..') || isAbsolute(rel) ? { agents } : { repoRoot: REPO_ROOT, agents };
 }
 
 /** The files of one scenario. */
