@@ -1,5 +1,10 @@
 import { join, resolve } from 'node:path';
-import { type AgentProfile, scenarioProjects } from '@acp-snapshot/playwright';
+import {
+  type AcpOptions,
+  type AgentProfile,
+  type SuiteOptions,
+  scenarioProjects,
+} from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
 import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
 import { SDK_EXAMPLE_AGENT } from './harness/src/testing/sdk-example.js';
@@ -36,7 +41,7 @@ const results = process.env.ACP_SNAPSHOT_RESULTS ? resolve(process.env.ACP_SNAPS
  * - unit: package unit/property tests and agent process tests (run by `npm test`).
  * - record, refresh: rewrite fixtures; only when named with --project.
  */
-export default defineConfig<SnapshotOptions>({
+export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
   outputDir: join(results, 'test-results'),
   retries: 0,
   workers: 2,
@@ -51,7 +56,7 @@ export default defineConfig<SnapshotOptions>({
     ['./harness/src/reporter/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
-  use: { trace: 'retain-on-failure', agents: agentCommands },
+  use: { trace: 'retain-on-failure', agentCommands },
   projects: [
     // replay, guards (the default run), record and refresh, over e2e/scenarios.spec.ts (scenarioSuite).
     // replay comes first, so `npx playwright test --ui` opens on it (UI mode selects the first project).

@@ -5,9 +5,14 @@
  * sees the suite green again. Run by `npm test` (project record-emulator: recording needs the emulator).
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import {
+  discoverScenarios,
+  expect,
+  fixturesDir,
+  scenarioPaths,
+  test,
+} from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
-import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
-import { expect, test } from '../harness/src/testing/suite-test.js';
 import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';

@@ -2,7 +2,7 @@
 import { cp, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixturesDir } from '../harness/src/scenario/corpus.js';
+import { fixturesDir } from '@acp-snapshot/playwright/testing';
 
 /**
  * A fixtures directory holding the named scenarios and every committed sidecar: a new temp dir, or

@@ -8,9 +8,8 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect, fixturesDir, REPO_ROOT, test } from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
-import { fixturesDir, REPO_ROOT } from '../harness/src/scenario/corpus.js';
-import { expect, test } from '../harness/src/testing/suite-test.js';
 
 /** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {

@@ -5,23 +5,26 @@
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { replayFailures, unusedRecordedCalls } from '../harness/src/compare/compare.js';
-import { adoptRecordedProvider } from '../harness/src/compare/harvest.js';
-import { normalizeJsonlText } from '../harness/src/compare/normalize.js';
-import { recordScenario } from '../harness/src/modes/record.js';
-import { refreshScenario } from '../harness/src/modes/refresh.js';
-import { runFixtureScenario } from '../harness/src/modes/scenario-run.js';
-import { pruneSidecars } from '../harness/src/modes/sidecars.js';
-import type { RunDirs } from '../harness/src/roots/run-dirs.js';
-import { checkFixtures } from '../harness/src/rules/guards.js';
 import {
+  checkFixtures,
   discoverScenarios,
+  expect,
+  findingsText,
   fixturesDir,
+  normalizeJsonlText,
+  pruneSidecars,
   REPO_ROOT,
+  type RunDirs,
+  readExpected,
+  recordScenario,
+  refreshScenario,
+  replayFailures,
+  replayVerdict,
+  runFixtureScenario,
   type ScenarioPaths,
   scenarioPaths,
-} from '../harness/src/scenario/corpus.js';
-import { expect, test } from '../harness/src/testing/suite-test.js';
+  test,
+} from '@acp-snapshot/playwright/testing';
 import { tempFixtures } from './fixture-copy.js';
 
 const ROUND_TRIP = 'hello';
@@ -43,15 +46,8 @@ async function expectReplayEqualsFixtures(
   paths: ScenarioPaths,
   run: ScenarioRun,
 ): Promise<void> {
-  expect(run.result.problems).toEqual([]);
-  expect(replayFailures(run.result.stderr, run.records)).toEqual([]);
-  const session = await readFile(paths.session, 'utf8');
-  expect(unusedRecordedCalls(name, run.result.stderr, session)).toBeUndefined();
-  expect(normalizeJsonlText(adoptRecordedProvider(run.projected.text, session))).toBe(
-    normalizeJsonlText(session),
-  );
-  expect(run.stdoutText).toBe(await readFile(paths.stdout, 'utf8'));
-  expect(run.workspaceText).toBe(await readFile(paths.workspaceExpected, 'utf8'));
+  const verdict = replayVerdict(paths, run, await readExpected(paths), REPO_ROOT);
+  expect(findingsText(verdict.findings), `${name}: the replay equals the fixtures`).toBe('');
 }
 
 /** Replays the named committed scenarios two at a time (each run has its own roots, so they are independent). */
@@ -123,7 +119,7 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
 
 test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
   replayCommand,
-  agents,
+  agentCommands: agents,
   runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());
@@ -242,7 +238,7 @@ async function changedAgent(replayCommand: string[], changes: Array<[string, str
 
 test('refresh lands intended changes: a prompt word, a tool description and an output format, for every scenario kind', async ({
   replayCommand,
-  agents,
+  agentCommands: agents,
   runDirs,
 }) => {
   const names = REFRESH_KINDS.filter((n) => discoverScenarios(fixturesDir()).includes(n));
@@ -313,7 +309,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
 
 test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
   replayCommand,
-  agents,
+  agentCommands: agents,
   runDirs,
 }) => {
   const names = discoverScenarios(fixturesDir());

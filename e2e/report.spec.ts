@@ -8,9 +8,14 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  discoverScenarios,
+  expect,
+  fixturesDir,
+  scenarioPaths,
+  test,
+} from '@acp-snapshot/playwright/testing';
 import { chromium } from '@playwright/test';
-import { discoverScenarios, fixturesDir, scenarioPaths } from '../harness/src/scenario/corpus.js';
-import { expect, test } from '../harness/src/testing/suite-test.js';
 import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';

@@ -2,9 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pruneSidecars, REPO_ROOT } from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
-import { pruneSidecars } from '../harness/src/modes/sidecars.js';
-import { REPO_ROOT } from '../harness/src/scenario/corpus.js';
 import { tempFixtures } from './fixture-copy.js';
 
 export interface Shell extends AsyncDisposable {

@@ -3,9 +3,9 @@
  * references any more, however the project was started (`npm run refresh` or `npx playwright test
  * --project=refresh`), so the guards never meet an orphan a refresh left behind.
  */
+
+import { fixturesDir, pruneSidecars } from '@acp-snapshot/playwright/testing';
 import { test } from '@playwright/test';
-import { pruneSidecars } from '../harness/src/modes/sidecars.js';
-import { fixturesDir } from '../harness/src/scenario/corpus.js';
 
 test('remove unreferenced sidecars', async () => {
   for (const f of await pruneSidecars(fixturesDir())) console.log(`removed unreferenced sidecar ${f}`);

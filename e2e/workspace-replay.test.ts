@@ -9,10 +9,15 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  expect,
+  fixturesDir,
+  REPO_ROOT,
+  scenarioKey,
+  scenarioPaths,
+  test,
+} from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
-import { scenarioKey } from '../harness/src/roots/roots.js';
-import { fixturesDir, REPO_ROOT, scenarioPaths } from '../harness/src/scenario/corpus.js';
-import { expect, test } from '../harness/src/testing/suite-test.js';
 
 const FROM = 'edit-allowed';
 /** A name of its own, so its generated roots (`/tmp/acp-snap-<key>-...`) are told apart from any other run's. */

@@ -1,15 +1,17 @@
 // The `conformance` project: every ACP v1 conformance check as one test, against the SDK 1.9 example
 // agent and against our agent. A check an agent fails for a known, legitimate reason is declared with
 // test.fail and the reason (so it shows in the report and flips to an error if the agent ever passes).
-import { expect, test } from '@playwright/test';
-import { ALL_CHECKS } from '../../harness/src/conformance/checks/index.js';
-import { type AgentTarget, runCheck } from '../../harness/src/conformance/runner.js';
+
 import {
+  type AgentTarget,
+  ALL_CHECKS,
   ourAgentBuilt,
   ourAgentReplayTarget,
   ourAgentTarget,
+  runCheck,
   sdkExampleTarget,
-} from '../../harness/src/conformance/targets.js';
+} from '@acp-snapshot/playwright/testing';
+import { expect, test } from '@playwright/test';
 
 interface Suite {
   target: () => AgentTarget;

@@ -1,5 +1,5 @@
+import type { StdoutLine } from '@acp-snapshot/playwright/testing';
 import { expect, test } from '@playwright/test';
-import type { StdoutLine } from '../../harness/src/driver/driver.js';
 import { unloggedAnnouncements } from './acknowledged.js';
 
 const header =

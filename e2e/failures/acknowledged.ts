@@ -3,8 +3,9 @@
  * in its persisted session log, because the agent records an event before it announces it. Checked
  * against the raw stdout lines and the raw log the harness harvested (a torn tail is tolerated).
  */
+
+import type { StdoutLine } from '@acp-snapshot/playwright/testing';
 import { parseLogText } from '@acp-snapshot/session-log';
-import type { StdoutLine } from '../../harness/src/driver/driver.js';
 
 interface Announced {
   /** agent_message_chunk texts, concatenated in the order the client got them. */

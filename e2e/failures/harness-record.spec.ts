@@ -11,18 +11,26 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import {
+  expect,
+  findingsText,
+  fixturesDir,
+  machineSecrets,
+  REPO_ROOT,
+  RecordingFailed,
+  type RunDirs,
+  readExpected,
+  recordedModelCalls,
+  recordScenario,
+  recordTargetFor,
+  replayVerdict,
+  runFixtureScenario,
+  type StepRunner,
+  scenarioPaths,
+  scrubSecrets,
+} from '@acp-snapshot/playwright/testing';
 import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
-import { replayFailures, unusedRecordedCalls } from '../../harness/src/compare/compare.js';
-import { adoptRecordedProvider, recordedModelCalls } from '../../harness/src/compare/harvest.js';
-import { normalizeJsonlText } from '../../harness/src/compare/normalize.js';
-import type { StepRunner } from '../../harness/src/driver/driver.js';
-import { RecordingFailed, recordScenario, recordTargetFor } from '../../harness/src/modes/record.js';
-import { machineSecrets, scrubSecrets } from '../../harness/src/modes/record-gate.js';
-import { runFixtureScenario } from '../../harness/src/modes/scenario-run.js';
-import type { RunDirs } from '../../harness/src/roots/run-dirs.js';
-import { fixturesDir, REPO_ROOT, scenarioPaths } from '../../harness/src/scenario/corpus.js';
-import { expect } from '../../harness/src/testing/suite-test.js';
 import { killAgentWhenToolRuns } from './kill.js';
 import {
   expectLoggedTurnEnd,
@@ -207,18 +215,9 @@ async function expectReplaysGreen(
   dirs: RunDirs,
   replayCommand: readonly string[],
 ): Promise<void> {
-  const session = await readFile(paths.session, 'utf8');
   const o = await runFixtureScenario({ paths, mode: 'replay', dirs, agentCommand: replayCommand });
-  expect(o.result.problems).toEqual([]);
-  expect(replayFailures(o.result.stderr, o.records)).toEqual([]);
-  expect(unusedRecordedCalls(paths.name, o.result.stderr, session)).toBeUndefined();
-  expect(o.stdoutText, 'replay prints what the recording wrote').toBe(await readFile(paths.stdout, 'utf8'));
-  expect(o.workspaceText, 'replay leaves what the recording left').toBe(
-    await readFile(paths.workspaceExpected, 'utf8'),
-  );
-  expect(normalizeJsonlText(adoptRecordedProvider(o.projected.text, session)), 'replay equals live').toBe(
-    normalizeJsonlText(session),
-  );
+  const verdict = replayVerdict(paths, o, await readExpected(paths), REPO_ROOT);
+  expect(findingsText(verdict.findings), 'the recording replays green on every surface').toBe('');
 }
 
 test('malformed-tool-args: records the documented outcome (a failed tool result, end_turn), and it replays green', async ({

@@ -7,21 +7,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
-import type { TestInfo } from '@playwright/test';
 import {
   attachFailureArtifacts,
+  DriverError,
   driverFailureArtifacts,
-  replayFailureMessage,
-  replayFailures,
-  unusedRecordedCalls,
-} from '../../harness/src/compare/compare.js';
-import { DriverError, type StepRunner } from '../../harness/src/driver/driver.js';
-import { runFixtureScenario } from '../../harness/src/modes/scenario-run.js';
-import { processesInside } from '../../harness/src/process/orphans.js';
-import type { RunDirs } from '../../harness/src/roots/run-dirs.js';
-import type { ScenarioPaths } from '../../harness/src/scenario/corpus.js';
-import { expect } from '../../harness/src/testing/suite-test.js';
+  expect,
+  processesInside,
+  REPO_ROOT,
+  type RunDirs,
+  replayVerdict,
+  runFixtureScenario,
+  type ScenarioPaths,
+  type StepRunner,
+} from '@acp-snapshot/playwright/testing';
+import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
+import type { TestInfo } from '@playwright/test';
 import { unloggedAnnouncements } from './acknowledged.js';
 import { killAgentWhenToolRuns } from './kill.js';
 import {
@@ -55,13 +55,14 @@ async function runThroughHarness(
       ...(step ? { step } : {}),
     });
     const ms = Date.now() - started;
-    const failures = replayFailures(o.result.stderr, o.records);
-    const unused = unusedRecordedCalls(paths.name, o.result.stderr, expectedLog, paths.session);
-    const problems = [
-      ...(failures.length > 0 ? [replayFailureMessage(paths.name, failures)] : []),
-      ...o.result.problems,
-      ...(unused ? [unused] : []),
-    ];
+    // The run's own findings; the surfaces are not compared: each case checks what it must observe.
+    const { findings } = replayVerdict(
+      paths,
+      o,
+      { log: expectedLog, stdout: o.stdoutText, workspace: o.workspaceText },
+      REPO_ROOT,
+    );
+    const problems = findings.filter((f) => f.kind !== 'log').map((f) => f.message);
     if (problems.length > 0) {
       await attachFailureArtifacts(testInfo, {
         result: o.result,

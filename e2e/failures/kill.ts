@@ -3,10 +3,7 @@
  * prompt run and, once the agent's bash tool has started its command inside the test's roots, sends
  * the agent process SIGKILL.
  */
-import type { StepRunner } from '../../harness/src/driver/driver.js';
-import { processesInside } from '../../harness/src/process/orphans.js';
-import type { RunDirs } from '../../harness/src/roots/run-dirs.js';
-import { expect } from '../../harness/src/testing/suite-test.js';
+import { expect, processesInside, type RunDirs, type StepRunner } from '@acp-snapshot/playwright/testing';
 
 /** The step runner of {@link killAgentWhenToolRuns} and what it saw. */
 export interface AgentKiller {

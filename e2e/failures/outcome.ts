@@ -3,11 +3,11 @@
  * checks every failing case shares: the readable message, in time, the attached raw stdout / stderr /
  * log, nothing lost from the log, and the turn/end the log closes the failed turn with.
  */
+
+import { type DriverResult, expect } from '@acp-snapshot/playwright/testing';
 import { parseLogText } from '@acp-snapshot/session-log';
 import type { FailureCase } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
-import type { DriverResult } from '../../harness/src/driver/driver.js';
-import { expect } from '../../harness/src/testing/suite-test.js';
 import { unloggedAnnouncements } from './acknowledged.js';
 
 /** Every case must end in its outcome well before its scenario's budget: a failure that waits for the timeout is a hang. */

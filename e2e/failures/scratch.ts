@@ -7,10 +7,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  test as base,
+  fixturesDir,
+  type ScenarioInput,
+  type ScenarioPaths,
+  scenarioPaths,
+} from '@acp-snapshot/playwright/testing';
 import fse from 'fs-extra';
-import { fixturesDir, type ScenarioPaths, scenarioPaths } from '../../harness/src/scenario/corpus.js';
-import type { ScenarioInput } from '../../harness/src/scenario/input.js';
-import { test as base } from '../../harness/src/testing/suite-test.js';
 
 /** Each throwaway scenario's whole budget (input.json timeoutMs): the driver kills the agent after it. */
 export const SCENARIO_TIMEOUT_MS = 15_000;

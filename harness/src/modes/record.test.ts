@@ -34,7 +34,7 @@ test('a scenario without an emulator script records keyless against an empty emu
 
 test('the SDK example scenario records without a key, byte-identical to its committed fixtures', async ({
   agentCommand,
-  agents,
+  agentCommands: agents,
   runDirs,
 }) => {
   const dir = await scratchFixtures([SDK_EXAMPLE]);

@@ -7,17 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
-import {
-  attachFailureArtifacts,
-  driverFailureArtifacts,
-  replayFailures,
-  unusedRecordedCalls,
-} from '../compare/compare.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
+import { replayVerdict } from '../compare/verdict.js';
 import type { StepRunner } from '../driver/driver.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS } from '../rules/guards.js';
-import type { ScenarioPaths } from '../scenario/corpus.js';
+import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
 import { writeAllRowKindsSource } from './record.js';
 import { machineSecrets, writeScenarioFixtures } from './record-gate.js';
 import { refreshOverride } from './refresh-override.js';
@@ -56,10 +52,17 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
     if (testInfo) await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     throw e;
   }
-  const problems = [...replayFailures(outcome.result.stderr, outcome.records)];
-  const unused = unusedRecordedCalls(name, outcome.result.stderr, before, paths.session);
-  if (unused) problems.push(unused);
-  if (problems.length === 0) problems.push(...outcome.result.problems);
+  // The surfaces are what a refresh rewrites; what it cannot rewrite (drift, unused calls, the run's own
+  // problems) refuses it.
+  const { findings } = replayVerdict(
+    paths,
+    outcome,
+    { log: before, stdout: undefined, workspace: undefined },
+    REPO_ROOT,
+  );
+  const problems = findings
+    .filter((f) => f.kind === 'replay' || f.kind === 'unused' || f.kind === 'run')
+    .map((f) => f.message);
   if (problems.length > 0) {
     if (testInfo) {
       await attachFailureArtifacts(testInfo, {

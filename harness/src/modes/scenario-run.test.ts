@@ -29,7 +29,7 @@ test('a scenario runs the agent it names, else the project command; an unknown n
 
 test('the SDK example scenario is stable across runs: random session ids normalize, the harness writes its log', async ({
   agentCommand,
-  agents,
+  agentCommands: agents,
   runDirs,
 }) => {
   const paths = scenarioPaths(fixturesDir(), SDK_EXAMPLE);

@@ -9,7 +9,7 @@ export interface SnapshotOptions {
   /** The replay command, for tests that record and then replay (the record-emulator proofs). */
   replayCommand: string[];
   /** Named agent command lines a scenario may pick with `"agent": NAME` in its input.json. */
-  agents: Readonly<Record<string, readonly string[]>>;
+  agentCommands: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Test-scoped fixtures. */
@@ -26,7 +26,7 @@ export interface SnapshotFixtures {
 export const test = base.extend<SnapshotOptions & SnapshotFixtures>({
   agentCommand: [[], { option: true }],
   replayCommand: [[], { option: true }],
-  agents: [{}, { option: true }],
+  agentCommands: [{}, { option: true }],
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
   runDirs: async ({}, use, testInfo) => {
     const dirs = new RunDirs();

@@ -1,0 +1,26 @@
+/**
+ * `@acp-snapshot/playwright/testing`: the harness internals this repository's own suite tests (the
+ * proofs, the failure catalog's harness layer, the conformance runs). Not part of the published package
+ * and not a stable API: a user's tests use the package's index.
+ */
+export * from '../compare/compare.js';
+export * from '../compare/harvest.js';
+export * from '../compare/normalize.js';
+export * from '../compare/verdict.js';
+export * from '../conformance/checks/index.js';
+export * from '../conformance/runner.js';
+export * from '../conformance/targets.js';
+export * from '../driver/driver.js';
+export * from '../modes/record.js';
+export * from '../modes/record-gate.js';
+export * from '../modes/refresh.js';
+export * from '../modes/scenario-run.js';
+export * from '../modes/sidecars.js';
+export * from '../process/orphans.js';
+export * from '../roots/roots.js';
+export * from '../roots/run-dirs.js';
+export * from '../rules/guards.js';
+export * from '../scenario/corpus.js';
+export * from '../scenario/input.js';
+export * from './sdk-example.js';
+export * from './suite-test.js';
