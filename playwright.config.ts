@@ -6,8 +6,8 @@ import {
   scenarioProjects,
 } from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
+import { SDK_EXAMPLE_AGENT } from './harness/src/conformance/sdk-example.js';
 import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
-import { SDK_EXAMPLE_AGENT } from './harness/src/testing/sdk-example.js';
 import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;

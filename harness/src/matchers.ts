@@ -10,9 +10,9 @@ import { expect as base, type TestInfo, test } from '@playwright/test';
 import { jsonLinesCause } from './compare/causes.js';
 import { firstDifferingLine, unifiedDiff } from './compare/diff.js';
 import { adoptRecordedProvider, harvestLog, projectHarvested } from './compare/harvest.js';
-import { normalizeJsonlText, normalizeStdout } from './compare/normalize.js';
 import { captureWorkspace } from './compare/workspace.js';
 import type { AcpClient } from './driver/acp-client.js';
+import { normalizeJsonlText, normalizeStdout } from './normalize/normalize.js';
 import { applyRules } from './profile.js';
 import { rootMap } from './roots/roots.js';
 

@@ -1,13 +1,14 @@
 import {
+  deriveReplayScript,
   fingerprintRequest,
   finishChunk,
   type SessionEvent,
   type StreamChunk,
+  summaryChunks,
   textChunk,
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { deriveReplayScript, summaryChunks } from './derive.js';
 import { Recording } from './test-support.js';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };

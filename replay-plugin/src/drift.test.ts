@@ -1,6 +1,5 @@
-import { fingerprintRequest, type LlmRequest } from '@acp-snapshot/session-log';
+import { deriveReplayScript, fingerprintRequest, type LlmRequest } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { deriveReplayScript } from './derive.js';
 import { findDrift, textDiff } from './drift.js';
 import { Recording } from './test-support.js';
 

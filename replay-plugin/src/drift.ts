@@ -1,3 +1,4 @@
+import type { ExpectedCall } from '@acp-snapshot/session-log';
 import {
   type ChatMessage,
   cutPoint,
@@ -11,7 +12,6 @@ import {
   unifiedDiff,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
-import type { ExpectedCall } from './script.js';
 
 /** What the log can tell about the recorded request beyond its hashes. */
 export interface RecordedContext {

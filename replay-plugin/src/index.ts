@@ -1,45 +1,42 @@
 import {
   CONTRACT_ENV,
+  deriveReplayScript,
   type LlmPluginFactory,
+  loadOverride,
   parseRootsEnv,
+  recordedRequests,
   resolveSystemPrompt,
   resolveTools,
   type SessionHeader,
 } from '@acp-snapshot/session-log';
 import { z } from 'zod';
-import { deriveReplayScript, recordedRequests } from './derive.js';
 import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';
-import { loadOverride } from './override.js';
-import { ReplayServer, type Timing } from './server.js';
+import { ReplayPlayer, type Timing } from './player.js';
 
-export {
-  type DeriveOptions,
-  deriveReplayScript,
-  ReplayLogError,
-  recordedRequests,
-  summaryChunks,
-} from './derive.js';
-export { type Drift, findDrift, type RecordedContext } from './drift.js';
-export { ReplayConcurrencyError, ReplayDriftError, ReplayError, ReplayExhaustedError } from './errors.js';
-export { type LoadedFixture, loadFixture, ReplayFixtureError } from './fixture.js';
-export {
-  loadOverride,
-  OverrideCall,
-  parseOverride,
-  ReplayOverride,
-  ReplayOverrideError,
-} from './override.js';
 export {
   type CallPurpose,
   type ChunksEntry,
   callLabel,
+  type DeriveOptions,
+  deriveReplayScript,
   type ExpectedCall,
   type HangEntry,
+  loadOverride,
+  OverrideCall,
+  parseOverride,
   type ReplayEntry,
+  ReplayLogError,
+  ReplayOverride,
+  ReplayOverrideError,
+  recordedRequests,
+  summaryChunks,
   type ThrowEntry,
-} from './script.js';
-export { ReplayServer, type ReplayServerOptions, type Timing } from './server.js';
+} from '@acp-snapshot/session-log';
+export { type Drift, findDrift, type RecordedContext } from './drift.js';
+export { ReplayConcurrencyError, ReplayDriftError, ReplayError, ReplayExhaustedError } from './errors.js';
+export { type LoadedFixture, loadFixture, ReplayFixtureError } from './fixture.js';
+export { ReplayPlayer, type ReplayPlayerOptions, type Timing } from './player.js';
 
 /** A config value that may be absent: the overlay substitutes an unset optional variable as "" or null. */
 const optionalPath = z
@@ -119,7 +116,7 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
   }
   const header = fixture?.header;
   const mode = env[CONTRACT_ENV.mode] === 'refresh' ? 'ignore' : 'check';
-  return new ReplayServer({
+  return new ReplayPlayer({
     scenario: o.scenario,
     entries,
     source: o.override ?? o.fixture!,

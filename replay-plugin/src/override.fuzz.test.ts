@@ -1,6 +1,7 @@
 // Fuzzing replay.override.json: committed overrides with one field mutated, hostile texts and bytes (see TESTING.md).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadOverride, parseOverride, ReplayOverrideError } from '@acp-snapshot/session-log';
 import {
   assertHostileFiles,
   bigHostile,
@@ -12,7 +13,6 @@ import {
 } from '@acp-snapshot/session-log/testing';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { loadOverride, parseOverride, ReplayOverrideError } from './override.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const scenarios = join(repo, 'fixtures', 'scenarios');

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadOverride, parseOverride, ReplayOverrideError } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { loadOverride, parseOverride, ReplayOverrideError } from './override.js';
 
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
 

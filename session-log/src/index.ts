@@ -1,5 +1,29 @@
 export * from './appender.js';
 export * from './builders.js';
+// The model calls a log holds, as a replay script, and the replay.override.json format.
+export {
+  type DeriveOptions,
+  deriveReplayScript,
+  ReplayLogError,
+  recordedRequests,
+  summaryChunks,
+} from './calls/derive.js';
+export {
+  loadOverride,
+  OverrideCall,
+  parseOverride,
+  ReplayOverride,
+  ReplayOverrideError,
+} from './calls/override.js';
+export {
+  type CallPurpose,
+  type ChunksEntry,
+  callLabel,
+  type ExpectedCall,
+  type HangEntry,
+  type ReplayEntry,
+  type ThrowEntry,
+} from './calls/script.js';
 export * from './clip.js';
 export * from './codec.js';
 export * from './contract.js';

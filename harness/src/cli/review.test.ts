@@ -12,6 +12,9 @@ import { execa } from 'execa';
 import { NONDETERMINISM } from '../modes/review-format.js';
 import { fixturesDir, REPO_ROOT, scenarioPaths } from '../scenario/corpus.js';
 
+// Each case runs the real CLI (npm, then tsx) several times: seconds each on a loaded 2-core machine.
+test.describe.configure({ timeout: 120_000 });
+
 let scratch: string;
 let env: Record<string, string>;
 const fixtures = () => join(scratch, 'fixtures');

@@ -7,11 +7,11 @@ import { cutText, parseReplayReport, REPLAY_LINE_PREFIX, type ReplayReport } fro
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { DriverError, type DriverResult } from '../driver/driver.js';
+import { NormalizeError, normalizeJsonlText, normalizeStdout } from '../normalize/normalize.js';
 import { rootMap, type TestRoots } from '../roots/roots.js';
 import { jsonLinesCause } from './causes.js';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
 import { adoptRecordedProvider, recordedModelCalls } from './harvest.js';
-import { NormalizeError, normalizeJsonlText, normalizeStdout } from './normalize.js';
 import { firstTranscriptDifference, logTranscript, stdoutTranscript, transcriptDiff } from './transcript.js';
 
 /** The scenario's stdout as the snapshot text: normalized JSON lines, newline-terminated. */

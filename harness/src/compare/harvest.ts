@@ -10,8 +10,8 @@ import {
   readLogFile,
   type SessionHeader,
 } from '@acp-snapshot/session-log';
+import { normalizeJsonlText } from '../normalize/normalize.js';
 import { rootMap, type TestRoots } from '../roots/roots.js';
-import { normalizeJsonlText } from './normalize.js';
 
 /** The session log the agent persisted under the persistence root (`<sessionId>.jsonl` or `.jsonl.gz`). */
 export async function harvestLog(

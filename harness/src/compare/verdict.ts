@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { normalizeJsonlText } from '../normalize/normalize.js';
 import type { ScenarioPaths } from '../scenario/corpus.js';
 import {
   type Cause,
@@ -24,7 +25,6 @@ import {
   unusedRecordedCalls,
 } from './compare.js';
 import { adoptRecordedProvider } from './harvest.js';
-import { normalizeJsonlText } from './normalize.js';
 import { workspaceMismatchMessage } from './workspace.js';
 
 /**

@@ -13,9 +13,9 @@ import {
 import { startEmulator } from '../../../scripts/emulator/server.js';
 import { type AgentEnvInput, agentEnv } from '../driver/driver.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
-import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
 import type { TurnKind } from './check.js';
 import type { AgentTarget, PrepareInput } from './runner.js';
+import { SDK_EXAMPLE_AGENT } from './sdk-example.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -1,13 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { SDK_EXAMPLE_AGENT } from '../conformance/sdk-example.js';
 import { reapOrphans } from '../process/orphans.js';
 import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../roots/roots.js';
 import { parseScenario, type ScenarioInput } from '../scenario/input.js';
 import { expandScenarioRoots } from '../scenario/placeholders.js';
-import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
+import type { PromptBlock } from '../scenario/prompt-content.js';
 import { agentEnv, DriverError, type DriverOptions, runScenario } from './driver.js';
-import type { PromptBlock } from './prompt-content.js';
 
 const exampleAgent = [process.execPath, SDK_EXAMPLE_AGENT];
 const fakeAgent = (mode: string) => [

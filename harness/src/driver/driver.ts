@@ -3,10 +3,10 @@ import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, AgentSpawnError, type StdoutLine, StdoutViolation } from '../process/agent-process.js';
 import { processesInside, startedAndLingering } from '../process/orphans.js';
 import type { PermissionAnswer, Scenario, Step } from '../scenario/input.js';
+import { type PromptCapabilities, undeclaredBlock } from '../scenario/prompt-content.js';
 import { serveClientFs } from './client-fs.js';
 import { Exchange } from './exchange.js';
 import { describePoint, PointWatcher } from './points.js';
-import { type PromptCapabilities, undeclaredBlock } from './prompt-content.js';
 import { runSessionRequest } from './session-requests.js';
 
 export { type AgentEnvInput, agentEnv, agentPath } from '../process/agent-env.js';

@@ -8,21 +8,19 @@
  */
 import {
   callLabel,
-  deriveReplayScript,
-  parseOverride,
-  type ReplayEntry,
-  ReplayLogError,
-  ReplayOverrideError,
-  recordedRequests,
-} from '@acp-snapshot/llm-replay';
-import {
   canonicalJson,
   clipAround,
+  deriveReplayScript,
   differingParts,
   LogFormatError,
   markedWords,
   parseLogText,
+  parseOverride,
+  type ReplayEntry,
+  ReplayLogError,
+  ReplayOverrideError,
   type RequestFingerprint,
+  recordedRequests,
   type StreamChunk,
 } from '@acp-snapshot/session-log';
 import { diffArrays } from 'diff';

@@ -15,7 +15,7 @@ import {
 } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { execa, type ResultPromise } from 'execa';
-import { MAX_NORMALIZE_DEPTH } from '../compare/normalize.js';
+import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
 
 /** The longest stdout line read (the SDK's own default message limit). */
 const MAX_LINE_BYTES = 32 * 2 ** 20;

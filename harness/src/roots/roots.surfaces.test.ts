@@ -16,8 +16,8 @@ import {
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { normalizeStdout } from '../compare/normalize.js';
 import { scrubSecrets } from '../modes/record-gate.js';
+import { normalizeStdout } from '../normalize/normalize.js';
 
 /** One scenario's roots in one run (a generated test root; the machine's home and user). */
 const runRoots = fc

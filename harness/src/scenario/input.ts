@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { CLIP_LENGTH, clipText, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { z } from 'zod';
-import { PromptBlock } from '../driver/prompt-content.js';
 import { placeholderIssues } from './placeholders.js';
+import { PromptBlock } from './prompt-content.js';
 
 /** How the harness answers the Nth `session/request_permission` of a scenario. */
 export const PermissionAnswer = z.enum(['allow', 'reject', 'cancel']);

@@ -5,10 +5,10 @@
  */
 export * from '../compare/compare.js';
 export * from '../compare/harvest.js';
-export * from '../compare/normalize.js';
 export * from '../compare/verdict.js';
 export * from '../conformance/checks/index.js';
 export * from '../conformance/runner.js';
+export * from '../conformance/sdk-example.js';
 export * from '../conformance/targets.js';
 export * from '../driver/driver.js';
 export * from '../modes/record.js';
@@ -16,11 +16,11 @@ export * from '../modes/record-gate.js';
 export * from '../modes/refresh.js';
 export * from '../modes/scenario-run.js';
 export * from '../modes/sidecars.js';
+export * from '../normalize/normalize.js';
 export * from '../process/orphans.js';
 export * from '../roots/roots.js';
 export * from '../roots/run-dirs.js';
 export * from '../rules/guards.js';
 export * from '../scenario/corpus.js';
 export * from '../scenario/input.js';
-export * from './sdk-example.js';
 export * from './suite-test.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage, EventOf, SessionEvent, StreamChunk, Usage } from '@acp-snapshot/session-log';
+import type { ChatMessage, EventOf, SessionEvent, StreamChunk, Usage } from '../events.js';
 import type { ChunksEntry, ExpectedCall, ReplayEntry } from './script.js';
 
 /** A recorded session log that cannot be turned into a replay script. */

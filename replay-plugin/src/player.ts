@@ -1,4 +1,6 @@
 import {
+  callLabel,
+  type ExpectedCall,
   formatReplayReport,
   hydrateRoots,
   hydrateText,
@@ -7,19 +9,19 @@ import {
   type LlmPlugin,
   LlmProviderError,
   type LlmRequest,
+  type ReplayEntry,
   type StreamChunk,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
 import { delay, hangUntilAborted, MAX_RECORDED_DELAY_MS } from './delivery.js';
 import { findDrift, type RecordedContext } from './drift.js';
 import { ReplayConcurrencyError, ReplayDriftError, ReplayExhaustedError } from './errors.js';
-import { callLabel, type ExpectedCall, type ReplayEntry } from './script.js';
 
 /** How chunks are paced: 'none' yields them back to back; 'recorded' replays recorded gaps (capped). */
 export type Timing = 'none' | 'recorded';
 
-/** Everything a ReplayServer serves from. */
-export interface ReplayServerOptions {
+/** Everything a ReplayPlayer serves from. */
+export interface ReplayPlayerOptions {
   scenario: string;
   entries: ReplayEntry[];
   /** Where the entries came from (fixture or override path), for messages. */
@@ -51,14 +53,14 @@ const before = (a: ExpectedCall, turn: number, step: number): boolean =>
  * same turn, step and purpose (so a second agent process that loaded the session continues where the
  * first stopped); after that calls are strictly sequential.
  */
-export class ReplayServer implements LlmPlugin {
+export class ReplayPlayer implements LlmPlugin {
   readonly name = 'replay';
   private position: number | undefined;
   private active: { call: number; label: string } | undefined;
   private readonly consumed: number[] = [];
   private closed = false;
 
-  constructor(private readonly opts: ReplayServerOptions) {}
+  constructor(private readonly opts: ReplayPlayerOptions) {}
 
   stream(request: LlmRequest, ctx: LlmCallContext): AsyncIterable<StreamChunk> {
     return this.serve(request, ctx);

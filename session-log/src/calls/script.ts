@@ -1,4 +1,5 @@
-import type { ChatMessage, LlmErrorCode, RequestFingerprint, StreamChunk } from '@acp-snapshot/session-log';
+import type { ChatMessage, RequestFingerprint, StreamChunk } from '../events.js';
+import type { LlmErrorCode } from '../llm.js';
 
 /** Why a model call is made (mirrors LlmRequest['purpose']). */
 export type CallPurpose = 'turn' | 'compaction';
