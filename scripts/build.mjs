@@ -20,6 +20,14 @@ const entries = [
     // From source: the package's dist is itself a bundle with its own `require` shim.
     alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
   },
+  // Its command line (`acp-snapshot record|refresh|check|review|conformance`), self-contained the same way.
+  {
+    in: 'harness/src/cli/main.ts',
+    out: 'harness/dist/cli.js',
+    banner: '#!/usr/bin/env node',
+    external: ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'],
+    alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
+  },
 ];
 
 const started = Date.now();
