@@ -8,8 +8,16 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, fixturesDir, REPO_ROOT, test } from '@acp-snapshot/playwright/testing';
+import {
+  expect,
+  fixturesDir,
+  pruneSidecars,
+  REPO_ROOT,
+  SDK_EXAMPLE_AGENT,
+  test,
+} from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
+import { tempFixtures } from './fixture-copy.js';
 
 /** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
@@ -134,6 +142,77 @@ export default {
       expect(update.exitCode, update.all).toBe(0);
       expect(await readFile(file, 'utf8')).toBe(committed);
     });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('a scenario corpus in a project outside the repository: scenarioSuite(), scenarioProjects() and the acp-snapshot command', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'acp-snap-corpus-'));
+  const project = join(root, 'project');
+  try {
+    await test.step('npm pack -w harness (no type bundle: this test runs it, it does not compile against it)', async () => {
+      await execa('mkdir', ['-p', project]);
+      const r = await sh(`npm pack -w harness --ignore-scripts --pack-destination ${project}`, REPO_ROOT);
+      expect(r.exitCode, r.all).toBe(0);
+      await writeFile(
+        join(project, 'package.json'),
+        '{ "name": "my-corpus", "private": true, "type": "module" }\n',
+      );
+      const { install } = await readmeExample();
+      const i = await sh(install, project, {
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+      });
+      expect(i.exitCode, i.all).toBe(0);
+    });
+    // A corpus of its own (its own config and fixtures), as a team with committed scenarios sets it up.
+    const corpus = join(project, 'corpus');
+    await tempFixtures(['hello', 'sdk-example-permission'], join(corpus, 'fixtures'));
+    await pruneSidecars(join(corpus, 'fixtures'));
+    const ours = [process.execPath, join(REPO_ROOT, 'agent/dist/main.js'), '--overlay'];
+    await writeFile(
+      join(corpus, 'playwright.config.ts'),
+      `import { defineConfig } from '@playwright/test';
+import { scenarioProjects } from '@acp-snapshot/playwright';
+const ours = ${JSON.stringify(ours)};
+export default defineConfig({
+testDir: '.',
+retries: 0,
+projects: scenarioProjects({
+  replay: { command: [...ours, ${JSON.stringify(join(REPO_ROOT, 'agent/overlays/replay.json'))}] },
+  agents: { 'sdk-example': { command: [process.execPath, ${JSON.stringify(SDK_EXAMPLE_AGENT)}] } },
+}),
+});
+`,
+    );
+    await writeFile(
+      join(corpus, 'scenarios.spec.ts'),
+      "import { scenarioSuite } from '@acp-snapshot/playwright';\n\nscenarioSuite();\n",
+    );
+    const green = await sh('npx playwright test', corpus);
+    expect(green.exitCode, green.all).toBe(0);
+    // Two scenario replays, their two fixture-rule tests, and the rules of the tree as a whole.
+    expect(green.all).toMatch(/✓ .*\[replay\] .* hello \(/);
+    expect(green.all).toMatch(/✓ .*\[guards\] .* hello: fixture rules @acp-guards/);
+    expect(green.all).toMatch(/✓ .*\[replay\] .* sdk-example-permission \(/);
+    const check = await sh('npx acp-snapshot check', corpus);
+    expect(check.exitCode, check.all).toBe(0);
+    expect(check.all).toContain('guards: 2 scenario(s): hello, sdk-example-permission');
+    // A scenario naming an agent the config does not know breaks a rule, named by the file.
+    const input = join(corpus, 'fixtures/scenarios/hello/input.json');
+    const text = await readFile(input, 'utf8');
+    await writeFile(input, text.replace(/^\{/, '{ "agent": "nope",'));
+    const bad = await sh('npx acp-snapshot check', corpus);
+    expect(bad.exitCode, bad.all).toBe(1);
+    expect(bad.all).toContain('agent: unknown agent "nope" (known: sdk-example)');
+    await writeFile(input, text);
+    const usage = await sh('npx acp-snapshot frobnicate', corpus);
+    expect([usage.exitCode, usage.all]).toEqual([
+      2,
+      expect.stringContaining('acp-snapshot: unknown command "frobnicate"'),
+    ]);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

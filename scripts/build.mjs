@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The harness package's runtime dependencies stay outside its bundle: Playwright (the user's project
+// installs it) and zod (a dependency of the package). zod bundled together with the ACP SDK's schemas
+// evaluated the SDK's module-level schemas before zod's classes existed ("Class2 is not a constructor").
+const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core', 'zod'];
 const entries = [
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
@@ -16,7 +20,7 @@ const entries = [
   {
     in: 'harness/src/index.ts',
     out: 'harness/dist/index.js',
-    external: ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'],
+    external: HARNESS_EXTERNAL,
     // From source: the package's dist is itself a bundle with its own `require` shim.
     alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
   },
@@ -25,7 +29,7 @@ const entries = [
     in: 'harness/src/cli/main.ts',
     out: 'harness/dist/cli.js',
     banner: '#!/usr/bin/env node',
-    external: ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'],
+    external: HARNESS_EXTERNAL,
     alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
   },
 ];

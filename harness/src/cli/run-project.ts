@@ -1,5 +1,6 @@
 /** Shared by `record`, `refresh` and `check`: run one of the scenario projects over named scenarios. */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from '../scenario/corpus.js';
 
@@ -20,7 +21,8 @@ export async function runFixtureProject(
   }
   const selected = names.length ? names : known;
   console.error(`${project}: ${selected.length} scenario(s): ${selected.join(', ')}`);
-  const cli = join(REPO_ROOT, 'node_modules/@playwright/test/cli.js');
+  // The project's own Playwright, wherever its node_modules lies above the project root.
+  const cli = createRequire(join(REPO_ROOT, 'package.json')).resolve('@playwright/test/cli');
   const r = spawnSync(process.execPath, [cli, 'test', `--project=${project}`, '--reporter=list'], {
     cwd: REPO_ROOT,
     stdio: 'inherit',
