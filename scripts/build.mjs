@@ -1,6 +1,6 @@
 // Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
 // session-log is external everywhere so the agent and every plugin share one copy of it at run time.
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -11,6 +11,9 @@ const entries = [
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
   { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
   { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
+  { in: 'emulator/src/index.ts', out: 'emulator/dist/index.js' },
+  { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
+  { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {
@@ -58,6 +61,8 @@ await Promise.all(
           mkdirSync(dirname(file.path), { recursive: true });
           const tmp = `${file.path}.${process.pid}.tmp`;
           writeFileSync(tmp, file.contents);
+          // A bundle with a shebang is a package `bin`: executable, as npm's own install would leave it.
+          if (e.banner && file.path.endsWith('.js')) chmodSync(tmp, 0o755);
           renameSync(tmp, file.path);
         }
       }),

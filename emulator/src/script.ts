@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ScriptVars } from './template.js';
 
 /** Where the script format is documented; named in every script error. */
-export const SCRIPT_DOC = 'scripts/emulator/README.md';
+export const SCRIPT_DOC = 'emulator/README.md';
 
 /** A script that failed to load or validate; the message names the file and the JSON path. */
 export class ScriptError extends Error {
