@@ -42,7 +42,10 @@ export interface LoggedRequest {
   index: number;
   method: string;
   path: string;
-  /** Lower-case header names; the authorization value is replaced by `<scheme> [redacted]`. */
+  /**
+   * Lower-case header names; the authorization value is replaced by `<scheme> [redacted]`, x-api-key and
+   * x-goog-api-key by `[redacted]`.
+   */
   headers: Record<string, string>;
   /** The parsed JSON body (undefined when the body was not JSON; see bodyText). */
   body: unknown;
@@ -83,12 +86,16 @@ const PREFLIGHT_PATHS = new Set(['/', '/v1']);
 /** What a mid-stream failure streams first when its script entry gives no reply. */
 const DEFAULT_PREFIX: ScriptReply = { text: 'Partial answer before the failure.' };
 
+/** Headers that carry the key in Anthropic's and Gemini's clients (OpenAI's use `authorization`). */
+const KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key']);
+
 function redactHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;
     const value = Array.isArray(v) ? v.join(', ') : v;
-    out[k] = k === 'authorization' ? `${value.split(' ')[0]} [redacted]` : value;
+    out[k] =
+      k === 'authorization' ? `${value.split(' ')[0]} [redacted]` : KEY_HEADERS.has(k) ? '[redacted]' : value;
   }
   return out;
 }
