@@ -304,6 +304,17 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         fmt.errorBody(400, { message: 'Invalid Format: the request body is not a JSON object' }),
       );
     }
+    return answer(res, fmt, entry, body, { path, text, query: url.searchParams });
+  }
+
+  /** The script's answer to a routed request with a JSON body: a reply, a failure, or why there is none. */
+  async function answer(
+    res: ServerResponse,
+    fmt: WireFormat,
+    entry: LoggedRequest,
+    body: Record<string, unknown>,
+    { path, text, query }: { path: string; text: string; query: URLSearchParams },
+  ): Promise<void> {
     const n = pick(path, text);
     if (n === undefined) {
       entry.served = 'exhausted';
@@ -340,7 +351,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       }
     }
     const who = identity(n, fmt, body, path);
-    const stream = fmt.streams(body, path, url.searchParams);
+    const stream = fmt.streams(body, path, query);
     if ('reply' in scripted) {
       log(`emulator: #${entry.index} POST ${path} -> response ${n}: reply${stream ? ' (stream)' : ''}`);
       return serveReply(res, fmt, scripted, who, { stream, path });
