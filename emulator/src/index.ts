@@ -1,4 +1,5 @@
 // The model emulator's public API: start a scripted server, load and validate scripts.
+export type { FormatName } from './format.js';
 export {
   loadScript,
   parseScript,
@@ -8,6 +9,7 @@ export {
   type ScriptEntry,
   ScriptError,
   type ScriptFail,
+  type ScriptMatch,
   type ScriptReply,
 } from './script.js';
 export {
