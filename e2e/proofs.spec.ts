@@ -124,7 +124,7 @@ test('keyless: replaying the corpus with a key and base URL exported makes zero 
 }) => {
   const names = discoverScenarios(fixturesDir());
   test.skip(names.length === 0, 'no scenarios committed yet');
-  const { startEmulator } = await import('../scripts/emulator/server.js');
+  const { startEmulator } = await import('@acp-snapshot/emulator');
   const emulator = await startEmulator({ script: { responses: [] } });
   const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.ACP_SNAPSHOT_BASE_URL };
   process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';

@@ -1,6 +1,6 @@
 // Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
 // session-log is external everywhere so the agent and every plugin share one copy of it at run time.
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -10,11 +10,19 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // installs it) and zod (a dependency of the package). zod bundled together with the ACP SDK's schemas
 // evaluated the SDK's module-level schemas before zod's classes existed ("Class2 is not a constructor").
 const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core', 'zod'];
+// From source: the packages' dist are bundles themselves (built in parallel with these).
+const HARNESS_ALIAS = {
+  '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
+  '@acp-snapshot/emulator': join(root, 'emulator/src/index.ts'),
+};
 const entries = [
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
   { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
   { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
+  { in: 'emulator/src/index.ts', out: 'emulator/dist/index.js' },
+  { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
+  { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {
@@ -22,7 +30,7 @@ const entries = [
     out: 'harness/dist/index.js',
     external: HARNESS_EXTERNAL,
     // From source: the package's dist is itself a bundle with its own `require` shim.
-    alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
+    alias: HARNESS_ALIAS,
   },
   // Its command line (`acp-snapshot record|refresh|check|review|conformance`), self-contained the same way.
   {
@@ -30,7 +38,7 @@ const entries = [
     out: 'harness/dist/cli.js',
     banner: '#!/usr/bin/env node',
     external: HARNESS_EXTERNAL,
-    alias: { '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts') },
+    alias: HARNESS_ALIAS,
   },
 ];
 
@@ -70,6 +78,8 @@ await Promise.all(
           mkdirSync(dirname(file.path), { recursive: true });
           const tmp = `${file.path}.${process.pid}.tmp`;
           writeFileSync(tmp, file.contents);
+          // A bundle with a shebang is a package `bin`: executable, as npm's own install would leave it.
+          if (e.banner && file.path.endsWith('.js')) chmodSync(tmp, 0o755);
           renameSync(tmp, file.path);
         }
       }),

@@ -6,11 +6,11 @@
 // process is left behind and that the log reads back and loads in a fresh process.
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
 import { type LogRecord, readLogFile, type SessionEvent } from '@acp-snapshot/session-log';
 import { type FailureCase, failureCase, failureCasesFor } from '@acp-snapshot/session-log/testing';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
-import { type Emulator, startEmulator } from '../../scripts/emulator/server.js';
 import { type AgentDirs, AgentProcess, makeDirs, removeDirs, updateKinds } from './agent-process.js';
 
 // biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern

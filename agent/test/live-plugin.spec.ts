@@ -2,8 +2,8 @@
 // model emulator as the provider (DeepSeek's wire shape), driven over stdio by the SDK client.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
 import { expect, test } from '@playwright/test';
-import { type Emulator, startEmulator } from '../../scripts/emulator/server.js';
 import { AgentProcess, makeDirs, readEvents, removeDirs } from './agent-process.js';
 
 // biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures argument as a destructuring pattern

@@ -82,7 +82,7 @@ async function recordThroughHarness(
   responses: readonly unknown[],
   step?: StepRunner,
 ): Promise<RecordRun> {
-  const { startEmulator } = await import('../../scripts/emulator/server.js');
+  const { startEmulator } = await import('@acp-snapshot/emulator');
   const emulator = await startEmulator({ script: { responses } });
   try {
     const before = await fixtureFiles(paths.fixtures);

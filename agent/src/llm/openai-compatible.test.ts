@@ -1,6 +1,7 @@
 // The OpenAI-compatible plugin against the real model emulator, in-process: streams, request shape, options.
+
+import type { Script } from '@acp-snapshot/emulator';
 import { expect, test } from '@playwright/test';
-import type { Script } from '../../../scripts/emulator/script.js';
 import { createPlugin } from './openai-compatible.js';
 import { SUMMARY_HEADING } from './openai-messages.js';
 import { MODEL, makeRequest, providerError, run, texts, withPlugin } from './openai-testing.js';

@@ -1,8 +1,8 @@
 // The plugin's failures against the real emulator: HTTP errors, cut and malformed streams, hangs, aborts, retries.
+
+import { type Script, startEmulator } from '@acp-snapshot/emulator';
 import { isLlmAbortError, type StreamChunk } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import type { Script } from '../../../scripts/emulator/script.js';
-import { startEmulator } from '../../../scripts/emulator/server.js';
 import { createPlugin } from './openai-compatible.js';
 import { FINGERPRINT, makeRequest, providerError, run, texts, withPlugin } from './openai-testing.js';
 

@@ -1,4 +1,6 @@
 // Shared setup for the plugin tests: the real emulator in-process and a plugin pointed at it.
+
+import { type Emulator, type Script, startEmulator } from '@acp-snapshot/emulator';
 import {
   isLlmProviderError,
   type LlmPlugin,
@@ -8,8 +10,6 @@ import {
   type StreamChunk,
 } from '@acp-snapshot/session-log';
 import { expect } from '@playwright/test';
-import type { Script } from '../../../scripts/emulator/script.js';
-import { type Emulator, startEmulator } from '../../../scripts/emulator/server.js';
 import { createPlugin } from './openai-compatible.js';
 /** The model id every test request names (ids live in tests and config only). */
 export const MODEL = 'test-model-v1';

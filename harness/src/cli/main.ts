@@ -1,4 +1,5 @@
 export {};
+
 // `acp-snapshot COMMAND [ARGS]`: the package's command line. Each command is its own module, loaded on
 // demand, reading its arguments after the command name; run it from the project root (where the
 // Playwright config is).

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEmulator } from '@acp-snapshot/emulator';
 import {
   buildHeader,
   finishChunk,
@@ -10,7 +11,6 @@ import {
   serializeLog,
   textChunk,
 } from '@acp-snapshot/session-log';
-import { startEmulator } from '../../../scripts/emulator/server.js';
 import { type AgentEnvInput, agentEnv } from '../driver/driver.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import type { TurnKind } from './check.js';

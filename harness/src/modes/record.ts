@@ -116,8 +116,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
   let scriptEntries = 0;
   let scripted = false;
   if (target.kind === 'emulator') {
-    const { startEmulator } = await import('../../../scripts/emulator/server.js');
-    const { loadScript } = await import('../../../scripts/emulator/script.js');
+    const { loadScript, startEmulator } = await import('@acp-snapshot/emulator');
     const scriptPath = emulatorScript(name);
     // A scenario without a script calls no model: an empty script makes any call fail loudly.
     scripted = existsSync(scriptPath);

@@ -1,26 +1,20 @@
-// The model emulator: an OpenAI-compatible POST /chat/completions server on 127.0.0.1 that serves a
-// script positionally (response i answers request i) in DeepSeek's stream shape, and injects failures.
+// The model emulator: a server on 127.0.0.1 that serves a script of model answers in order (or by `match`)
+// in the wire format the request's path names (OpenAI Chat in DeepSeek's shape, OpenAI Responses, Anthropic
+// Messages, Gemini), and injects failures.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultFormat, type FormatName, formatFor, ROUTE_LIST, type WireFormat } from './format.js';
 import {
   loadScript,
   parseScript,
   type Script,
   type ScriptChunking,
   type ScriptFail,
+  type ScriptMatch,
   type ScriptReply,
 } from './script.js';
 import { applyVars, resolveVars, usedVars, VarNotFound } from './template.js';
-import {
-  completionObject,
-  dataLine,
-  errorBody,
-  type Frame,
-  frames,
-  framesBefore,
-  type ResponseIdentity,
-  streamChunks,
-} from './wire.js';
+import { type Frame, framesBefore, type ResponseIdentity } from './wire.js';
 
 /** How to start an emulator: a script value (validated here) or a script file. */
 export interface EmulatorOptions {
@@ -39,7 +33,8 @@ export type Served =
   | 'exhausted'
   | 'not_found'
   | 'bad_json'
-  | 'script_var';
+  | 'script_var'
+  | 'preflight';
 
 /** One request the emulator received, as tests assert on it. */
 export interface LoggedRequest {
@@ -47,11 +42,16 @@ export interface LoggedRequest {
   index: number;
   method: string;
   path: string;
-  /** Lower-case header names; the authorization value is replaced by `<scheme> [redacted]`. */
+  /**
+   * Lower-case header names; the authorization value is replaced by `<scheme> [redacted]`, x-api-key and
+   * x-goog-api-key by `[redacted]`.
+   */
   headers: Record<string, string>;
   /** The parsed JSON body (undefined when the body was not JSON; see bodyText). */
   body: unknown;
   bodyText?: string;
+  /** The wire format its path named (none for an unknown route or a preflight). */
+  format?: FormatName;
   /** The script entry that answered it, if any. */
   entry?: number;
   served: Served;
@@ -61,7 +61,10 @@ export interface LoggedRequest {
 
 /** A running emulator. */
 export interface Emulator {
-  /** Base URL for an OpenAI SDK `baseURL` (`/chat/completions` and `/v1/chat/completions` both work). */
+  /**
+   * Base URL for an OpenAI SDK `baseURL` (`/chat/completions` and `/v1/chat/completions` both work), an
+   * Anthropic or Gemini base URL (`/v1/messages`, `/v1beta/models/...`).
+   */
   url: string;
   port: number;
   /** Every request received, in order (live array). */
@@ -78,16 +81,21 @@ export interface Emulator {
 
 /** `created` of response 0 (2025-01-01T00:00:00Z); response n gets BASE + n. */
 const CREATED_BASE = 1735689600;
-const CHAT_PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
+/** Anthropic's clients check the base URL with a HEAD before the first call. */
+const PREFLIGHT_PATHS = new Set(['/', '/v1']);
 /** What a mid-stream failure streams first when its script entry gives no reply. */
 const DEFAULT_PREFIX: ScriptReply = { text: 'Partial answer before the failure.' };
+
+/** Headers that carry the key in Anthropic's and Gemini's clients (OpenAI's use `authorization`). */
+const KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key']);
 
 function redactHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;
     const value = Array.isArray(v) ? v.join(', ') : v;
-    out[k] = k === 'authorization' ? `${value.split(' ')[0]} [redacted]` : value;
+    out[k] =
+      k === 'authorization' ? `${value.split(' ')[0]} [redacted]` : KEY_HEADERS.has(k) ? '[redacted]' : value;
   }
   return out;
 }
@@ -104,7 +112,15 @@ function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  sendText(res, status, JSON.stringify(body), headers);
+}
+
+function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(text)),
@@ -133,8 +149,11 @@ function startSse(res: ServerResponse): void {
   res.flushHeaders();
 }
 
-function promptChars(body: Record<string, unknown>): number {
-  return JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length;
+function matches(m: ScriptMatch, path: string, text: string): boolean {
+  return (
+    (m.path === undefined || m.path === path) &&
+    (m.bodyIncludes === undefined || text.includes(m.bodyIncludes))
+  );
 }
 
 /** Starts an emulator on 127.0.0.1. A bad script rejects with a ScriptError naming the file and path. */
@@ -146,34 +165,52 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const changed = () => {
     for (const w of [...waiters]) w();
   };
-  let nextEntry = 0;
+  const consumed = new Set<number>();
+  const withMatch = script.responses.filter((e) => e.match).length;
   let toolCallCounter = 0;
   const log = opts.log ?? (() => {});
 
-  const identity = (n: number, body: Record<string, unknown>): ResponseIdentity => ({
+  const identity = (
+    n: number,
+    fmt: WireFormat,
+    body: Record<string, unknown>,
+    path: string,
+  ): ResponseIdentity => ({
     id: `chatcmpl-emu-${n}`,
+    index: n,
     created: CREATED_BASE + n,
-    model: typeof body.model === 'string' ? body.model : 'emulator',
-    nextToolCallId: () => `call_${toolCallCounter++}`,
-    promptChars: promptChars(body),
+    model: fmt.model(body, path) ?? 'emulator',
+    nextToolCallId: (prefix = 'call_') => `${prefix}${toolCallCounter++}`,
+    promptChars: fmt.promptChars(body),
   });
+
+  /** The first unused entry whose `match` the request meets, else the first unused entry without one. */
+  function pick(path: string, text: string): number | undefined {
+    const free = (i: number) => !consumed.has(i);
+    const matched = script.responses.findIndex((e, i) => free(i) && e.match && matches(e.match, path, text));
+    if (matched >= 0) return matched;
+    const next = script.responses.findIndex((e, i) => free(i) && !e.match);
+    return next >= 0 ? next : undefined;
+  }
 
   async function serveReply(
     res: ServerResponse,
-    reply: ScriptReply,
-    chunking: ScriptChunking | undefined,
+    fmt: WireFormat,
+    scripted: { reply: ScriptReply; chunking?: ScriptChunking | undefined },
     who: ResponseIdentity,
-    stream: boolean,
+    req: { stream: boolean; path: string },
   ): Promise<void> {
-    if (!stream) return sendJson(res, 200, completionObject(reply, who));
+    if (!req.stream) return sendText(res, 200, fmt.complete(scripted.reply, who, req.path));
+    const all = fmt.streamFrames(scripted.reply, scripted.chunking, who);
     startSse(res);
-    await writeFrames(res, frames(streamChunks(reply, chunking, who), chunking));
-    await write(res, 'data: [DONE]\n\n');
+    await writeFrames(res, all);
+    if (fmt.streamEnd) await write(res, fmt.streamEnd);
     res.end();
   }
 
   async function serveFail(
     res: ServerResponse,
+    fmt: WireFormat,
     fail: ScriptFail,
     who: ResponseIdentity,
     stream: boolean,
@@ -182,14 +219,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     if (fail.kind === 'http') {
       const headers: Record<string, string> =
         fail.retryAfterMs !== undefined ? { 'retry-after-ms': String(fail.retryAfterMs) } : {};
-      return sendJson(res, fail.status, errorBody(fail.status, fail), headers);
+      return sendJson(res, fail.status, fmt.errorBody(fail.status, fail), headers);
     }
     if (fail.kind === 'hang' && fail.afterChunks === undefined) return; // not a byte until the client leaves
     const reply = fail.reply ?? DEFAULT_PREFIX;
-    const before = framesBefore(
-      frames(streamChunks(reply, fail.chunking, who), fail.chunking),
-      fail.afterChunks ?? 0,
-    );
+    const before = framesBefore(fmt.streamFrames(reply, fail.chunking, who), fail.afterChunks ?? 0);
     if (stream) startSse(res);
     else res.writeHead(200, { 'content-type': 'application/json' });
     if (stream) await writeFrames(res, before);
@@ -204,28 +238,25 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         }
         return;
       case 'malformed': {
-        const bad =
-          fail.data ??
-          `{"id":"${who.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"trunc`;
-        await write(res, stream ? `data: ${bad}\n\n` : bad);
+        const bad = fail.data ?? fmt.truncated(who);
+        await write(res, stream ? fmt.dataFrame(bad) : bad);
         res.end();
         return;
       }
-      case 'stream_error':
-        await write(
-          res,
-          stream
-            ? dataLine(errorBody(500, errorDefaults(fail)))
-            : JSON.stringify(errorBody(500, errorDefaults(fail))),
-        );
+      case 'stream_error': {
+        const fields = { ...fail, message: fail.message ?? fmt.defaultStreamErrorMessage };
+        const sent = before.filter((f) => f.kind === 'data').length;
+        await write(res, stream ? fmt.streamError(fields, sent) : JSON.stringify(fmt.errorBody(500, fields)));
         res.end();
         return;
+      }
     }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req);
-    const path = (req.url ?? '/').split('?')[0]!;
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const path = url.pathname;
     const entry: LoggedRequest = {
       index: requests.length,
       method: req.method ?? 'GET',
@@ -250,45 +281,63 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     requests.push(entry);
     changed();
 
-    if (entry.method !== 'POST' || !CHAT_PATHS.has(path)) {
+    if (entry.method === 'HEAD' && PREFLIGHT_PATHS.has(path)) {
+      entry.served = 'preflight';
+      log(`emulator: #${entry.index} HEAD ${path} -> 200`);
+      res.writeHead(200).end();
+      return;
+    }
+    const fmt = entry.method === 'POST' ? formatFor(path) : undefined;
+    if (!fmt) {
       entry.served = 'not_found';
       log(`emulator: #${entry.index} ${entry.method} ${path} -> 404`);
-      return sendJson(
-        res,
-        404,
-        errorBody(404, {
-          message: `emulator: no route ${entry.method} ${path}; it serves POST /chat/completions`,
-        }),
-      );
+      const message = `emulator: no route ${entry.method} ${path}; it serves ${ROUTE_LIST}`;
+      return sendJson(res, 404, defaultFormat.errorBody(404, { message }));
     }
+    entry.format = fmt.name;
     if (!body) {
       entry.served = 'bad_json';
       log(`emulator: #${entry.index} POST ${path} -> 400 (body is not a JSON object)`);
       return sendJson(
         res,
         400,
-        errorBody(400, { message: 'Invalid Format: the request body is not a JSON object' }),
+        fmt.errorBody(400, { message: 'Invalid Format: the request body is not a JSON object' }),
       );
     }
-    const n = nextEntry;
-    let scripted = script.responses[n];
-    if (!scripted) {
+    return answer(res, fmt, entry, body, { path, text, query: url.searchParams });
+  }
+
+  /** The script's answer to a routed request with a JSON body: a reply, a failure, or why there is none. */
+  async function answer(
+    res: ServerResponse,
+    fmt: WireFormat,
+    entry: LoggedRequest,
+    body: Record<string, unknown>,
+    { path, text, query }: { path: string; text: string; query: URLSearchParams },
+  ): Promise<void> {
+    const n = pick(path, text);
+    if (n === undefined) {
       entry.served = 'exhausted';
-      const message =
-        `emulator: script exhausted: request #${entry.index} asked for response ${n}, but ${scriptName} has ` +
-        `${script.responses.length} response(s); add a response to the script`;
+      const message = withMatch
+        ? `emulator: script exhausted: request #${entry.index} (POST ${path}) found no unused response in ` +
+          `${scriptName} (${script.responses.length} response(s), ${withMatch} with "match" it does not meet); ` +
+          'add a response, or a "match" for this request, to the script'
+        : `emulator: script exhausted: request #${entry.index} asked for response ${consumed.size}, but ` +
+          `${scriptName} has ${script.responses.length} response(s); add a response to the script`;
       log(message);
       return sendJson(
         res,
         400,
-        errorBody(400, { message, type: 'emulator_script_exhausted', code: 'script_exhausted' }),
+        fmt.errorBody(400, { message, type: 'emulator_script_exhausted', code: 'script_exhausted' }),
       );
     }
-    nextEntry++;
+    consumed.add(n);
     entry.entry = n;
+    let scripted = script.responses[n]!;
     if (script.vars) {
       try {
-        scripted = applyVars(scripted, resolveVars(script.vars, usedVars(script.vars, scripted), body));
+        const names = usedVars(script.vars, scripted);
+        scripted = applyVars(scripted, resolveVars(script.vars, names, fmt.messages(body)));
       } catch (e) {
         if (!(e instanceof VarNotFound)) throw e;
         entry.served = 'script_var';
@@ -297,28 +346,32 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         return sendJson(
           res,
           400,
-          errorBody(400, { message, type: 'emulator_script_var', code: 'script_var' }),
+          fmt.errorBody(400, { message, type: 'emulator_script_var', code: 'script_var' }),
         );
       }
     }
-    const who = identity(n, body);
-    const stream = body.stream === true;
+    const who = identity(n, fmt, body, path);
+    const stream = fmt.streams(body, path, query);
     if ('reply' in scripted) {
       log(`emulator: #${entry.index} POST ${path} -> response ${n}: reply${stream ? ' (stream)' : ''}`);
-      return serveReply(res, scripted.reply, scripted.chunking, who, stream);
+      return serveReply(res, fmt, scripted, who, { stream, path });
     }
     entry.served = `fail:${scripted.fail.kind}`;
     log(
       `emulator: #${entry.index} POST ${path} -> response ${n}: fail ${scripted.fail.kind}${'status' in scripted.fail ? ` ${scripted.fail.status}` : ''}`,
     );
-    return serveFail(res, scripted.fail, who, stream, entry);
+    return serveFail(res, fmt, scripted.fail, who, stream, entry);
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       log(`emulator: internal error: ${(e as Error).stack ?? String(e)}`);
       if (!res.headersSent)
-        sendJson(res, 500, errorBody(500, { message: `emulator internal error: ${(e as Error).message}` }));
+        sendJson(
+          res,
+          500,
+          defaultFormat.errorBody(500, { message: `emulator internal error: ${(e as Error).message}` }),
+        );
       else res.destroy();
     });
   });
@@ -359,7 +412,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     port,
     requests,
     get served() {
-      return nextEntry;
+      return consumed.size;
     },
     waitFor,
     waitForRequests: (n, timeoutMs) => waitFor(() => requests.length >= n, `${n} request(s)`, timeoutMs),
@@ -368,13 +421,5 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
-}
-
-function errorDefaults(fail: Extract<ScriptFail, { kind: 'stream_error' }>) {
-  return {
-    message: fail.message ?? 'The service encountered an error while generating the response.',
-    type: fail.type,
-    code: fail.code,
   };
 }

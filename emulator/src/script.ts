@@ -1,11 +1,11 @@
-// The model emulator's script format: an ordered list of scripted responses, served positionally.
+// The model emulator's script format: an ordered list of scripted responses, served in order (or by `match`).
 import { readFileSync } from 'node:fs';
 import { handWrittenFileText } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import { ScriptVars } from './template.js';
 
 /** Where the script format is documented; named in every script error. */
-export const SCRIPT_DOC = 'scripts/emulator/README.md';
+export const SCRIPT_DOC = 'emulator/README.md';
 
 /** A script that failed to load or validate; the message names the file and the JSON path. */
 export class ScriptError extends Error {
@@ -104,16 +104,40 @@ export const ScriptFail = z.discriminatedUnion('kind', [
 ]);
 export type ScriptFail = z.infer<typeof ScriptFail>;
 
+/**
+ * Which request an entry answers: the first one that matches (an agent's background calls, a router call),
+ * instead of the next one in order. Every field given must hold.
+ */
+export const ScriptMatch = z
+  .strictObject({
+    /** The request's path, without the query: `/v1/messages`, `/v1beta/models/gemini-2.5-flash:generateContent`. */
+    path: z.string().startsWith('/', 'a path like "/v1/messages"').optional(),
+    /** A substring of the raw request body, e.g. a phrase of the title-generation prompt. */
+    bodyIncludes: z.string().min(1).optional(),
+  })
+  .refine((m) => m.path !== undefined || m.bodyIncludes !== undefined, {
+    message: 'give "path", "bodyIncludes" or both',
+  });
+export type ScriptMatch = z.infer<typeof ScriptMatch>;
+
 const ReplyEntry = z.strictObject({
   reply: ScriptReply,
   chunking: ScriptChunking.optional(),
+  match: ScriptMatch.optional(),
   note: z.string().optional(),
 });
-const FailEntry = z.strictObject({ fail: ScriptFail, note: z.string().optional() });
+const FailEntry = z.strictObject({
+  fail: ScriptFail,
+  match: ScriptMatch.optional(),
+  note: z.string().optional(),
+});
 /** One scripted response. */
 export type ScriptEntry = z.infer<typeof ReplyEntry> | z.infer<typeof FailEntry>;
 
-/** A whole script: `{ "responses": [...] }`; response i answers request i. */
+/**
+ * A whole script: `{ "responses": [...] }`; an entry with `match` answers the first request it matches,
+ * the others answer, in order, the requests no `match` claims.
+ */
 export interface Script {
   description?: string;
   /** Values of the request templated into answers as `${name}` (template.ts). */

@@ -31,12 +31,14 @@ export const ScriptVars = z.record(
 );
 export type ScriptVars = z.infer<typeof ScriptVars>;
 
-interface RequestMessage {
-  role?: unknown;
-  content?: unknown;
+/** One message of a request, in any wire format, as vars see it: its role and its text. */
+export interface RoleText {
+  role: 'system' | 'user' | 'tool' | 'assistant' | (string & {});
+  text: string;
 }
 
-function contentText(content: unknown): string {
+/** The text of an OpenAI-style content (a string, or parts with `text`). */
+export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
     return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
@@ -55,15 +57,15 @@ export function usedVars(vars: ScriptVars, value: unknown): string[] {
 }
 
 /**
- * The values of the named `vars` in a chat completions request body, each from the newest message
- * of its source that matches (an entry resolves only what it uses: the first answer has no tool output yet).
+ * The values of the named `vars` in a request's messages (each wire format lists its own), each from the
+ * newest message of its source that matches (an entry resolves only what it uses: the first answer has no
+ * tool output yet).
  */
 export function resolveVars(
   vars: ScriptVars,
   names: readonly string[],
-  body: Record<string, unknown>,
+  messages: readonly RoleText[],
 ): Record<string, string> {
-  const messages = (Array.isArray(body.messages) ? body.messages : []) as RequestMessage[];
   const out: Record<string, string> = {};
   for (const name of names) {
     const v = vars[name]!;
@@ -72,7 +74,7 @@ export function resolveVars(
     for (let i = messages.length - 1; i >= 0 && found === undefined; i--) {
       const m = messages[i]!;
       if (v.from !== 'any' && m.role !== v.from) continue;
-      found = re.exec(contentText(m.content))?.[1];
+      found = re.exec(m.text)?.[1];
     }
     if (found === undefined) {
       throw new VarNotFound(

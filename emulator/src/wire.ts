@@ -6,8 +6,10 @@ export interface ResponseIdentity {
   id: string;
   created: number;
   model: string;
-  /** Hands out the next `call_N` id. */
-  nextToolCallId: () => string;
+  /** The response's number N (its script entry), for ids like `resp_emu_N`. */
+  index: number;
+  /** Hands out the next `call_N` id (with another prefix: `toolu_emu_N`), counting across the run. */
+  nextToolCallId: (prefix?: string) => string;
   /** Characters of the request's messages + tools, for the prompt-token estimate. */
   promptChars: number;
 }
@@ -22,12 +24,12 @@ const DEFAULT_ARGS_PIECE = 10;
 const DEFAULT_KEEP_ALIVE_EVERY = 4;
 
 /** Token estimate used for every usage figure the script leaves out. */
-function tokens(chars: number): number {
+export function tokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
 /** Splits by code point into pieces of at most `max` characters. */
-function splitChars(s: string, max: number): string[] {
+export function splitChars(s: string, max: number): string[] {
   const cps = Array.from(s);
   const out: string[] = [];
   for (let i = 0; i < cps.length; i += max) out.push(cps.slice(i, i + max).join(''));
@@ -43,20 +45,40 @@ export function pieces(text: string, max: number): string[] {
   return words.flatMap((w) => (Array.from(w).length <= max ? [w] : splitChars(w, max)));
 }
 
+/** Token counts of a reply, every wire format's usage is built from: the script's, or estimated. */
+export interface UsageFigures {
+  prompt: number;
+  completion: number;
+  reasoning: number;
+  hit: number;
+}
+
+/** The reply's usage figures; `argsChars` counts its tool-call arguments, `promptChars` the request. */
+export function usageFigures(reply: ScriptReply, argsChars: number, promptChars: number): UsageFigures {
+  const u = reply.usage ?? {};
+  const reasoningChars = Array.from(reply.reasoning ?? '').length;
+  return {
+    prompt: u.promptTokens ?? tokens(promptChars),
+    reasoning: u.reasoningTokens ?? tokens(reasoningChars),
+    completion:
+      u.completionTokens ??
+      Math.max(1, tokens(reasoningChars + Array.from(reply.text ?? '').length + argsChars)),
+    hit: u.cacheHitTokens ?? 0,
+  };
+}
+
+/** Characters of a reply's tool-call arguments (for the completion-token estimate). */
+export function argsCharsOf(reply: ScriptReply): number {
+  return (reply.toolCalls ?? []).reduce((n, c) => n + Array.from(argsText(c.arguments)).length, 0);
+}
+
 /** The OpenAI-style usage object DeepSeek reports (with its cache-hit fields). */
 export function usageObject(
   reply: ScriptReply,
   argsChars: number,
   promptChars: number,
 ): Record<string, unknown> {
-  const u = reply.usage ?? {};
-  const reasoningChars = Array.from(reply.reasoning ?? '').length;
-  const prompt = u.promptTokens ?? tokens(promptChars);
-  const reasoning = u.reasoningTokens ?? tokens(reasoningChars);
-  const completion =
-    u.completionTokens ??
-    Math.max(1, tokens(reasoningChars + Array.from(reply.text ?? '').length + argsChars));
-  const hit = u.cacheHitTokens ?? 0;
+  const { prompt, completion, reasoning, hit } = usageFigures(reply, argsChars, promptChars);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -68,7 +90,7 @@ export function usageObject(
   };
 }
 
-function argsText(args: string | Record<string, unknown>): string {
+export function argsText(args: string | Record<string, unknown>): string {
   return typeof args === 'string' ? args : JSON.stringify(args);
 }
 
@@ -243,4 +265,19 @@ export function errorBody(
       code: over.code === undefined ? code : over.code,
     },
   };
+}
+
+/** One named SSE event (`event: NAME` + its data), as the Responses and Anthropic streams frame them. */
+export function eventFrame(event: string, data: unknown): Frame {
+  return { kind: 'data', text: `event: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
+}
+
+/** A tool call's arguments as the object APIs that take no string want (a string that is not JSON stays one). */
+export function argsObject(args: string | Record<string, unknown>): unknown {
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
 }

@@ -1,4 +1,5 @@
 // Helpers for tests that talk to the emulator over raw HTTP and look at the exact bytes.
+import { createParser } from 'eventsource-parser';
 
 /** What a raw request saw: status, headers, every byte of body that arrived, and how the body ended. */
 export interface RawResponse {
@@ -101,4 +102,23 @@ export interface ChunkView {
 /** Only the parsed data chunks of an SSE text. */
 export function dataChunks(text: string): ChunkView[] {
   return sseEvents(text).flatMap((e) => ('data' in e ? [e.data as ChunkView] : []));
+}
+
+/** One SSE event as a spec-conforming parser reads it: its `event:` name (if any) and its data. */
+export interface SseMessage {
+  event: string | undefined;
+  data: string;
+}
+
+/** SSE text -> its events (named or not, comments dropped), read by eventsource-parser. */
+export function sseMessages(text: string): SseMessage[] {
+  const out: SseMessage[] = [];
+  const parser = createParser({ onEvent: (e) => out.push({ event: e.event, data: e.data }) });
+  parser.feed(text);
+  return out;
+}
+
+/** The JSON data of each SSE event, with its event name (Responses and Anthropic streams name theirs). */
+export function sseJson<T = Record<string, unknown>>(text: string): { event: string | undefined; data: T }[] {
+  return sseMessages(text).map((m) => ({ event: m.event, data: JSON.parse(m.data) as T }));
 }

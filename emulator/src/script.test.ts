@@ -54,7 +54,7 @@ test('a wrong field type names the file and the JSON path', () => {
   expect(e).toBeInstanceOf(ScriptError);
   expect(e.message).toContain(file);
   expect(e.message).toContain('responses[1].reply.toolCalls[0].name');
-  expect(e.message).toContain('scripts/emulator/README.md');
+  expect(e.message).toContain('emulator/README.md');
 });
 
 test('an entry without reply or fail, an unknown key and an unknown failure kind are each reported', () => {
@@ -106,7 +106,7 @@ test('startEmulator rejects a bad script before listening', async () => {
 test('the example scripts are valid', () => {
   for (const name of ['hello', 'tool-call', 'failures']) {
     expect(
-      loadScript(fileURLToPath(new URL(`./examples/${name}.json`, import.meta.url))).responses.length,
+      loadScript(fileURLToPath(new URL(`../examples/${name}.json`, import.meta.url))).responses.length,
     ).toBeGreaterThan(0);
   }
 });

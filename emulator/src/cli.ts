@@ -4,8 +4,7 @@ import { resolve } from 'node:path';
 import { ScriptError } from './script.js';
 import { startEmulator } from './server.js';
 
-const USAGE =
-  'usage: npm run emulator -- SCRIPT.json [--port N]   (script format: scripts/emulator/README.md)';
+const USAGE = 'usage: npm run emulator -- SCRIPT.json [--port N]   (script format: emulator/README.md)';
 
 function parseArgs(argv: string[]): { scriptPath: string; port: number } {
   let scriptPath: string | undefined;
