@@ -7,6 +7,7 @@ import {
   parseScript,
   type Script,
   type ScriptChunking,
+  type ScriptEntry,
   type ScriptFail,
   type ScriptReply,
 } from './script.js';
@@ -30,6 +31,12 @@ export interface EmulatorOptions {
   port?: number;
   /** Receives one line per request served (the CLI prints them to stderr). */
   log?: (line: string) => void;
+  /**
+   * Answers each chat request by its content instead of by position (a prompt-aware stand-in, e.g. the
+   * conformance kit's, for agents whose background calls make positions unpredictable). Undefined: the
+   * request is answered as if the script were exhausted.
+   */
+  respond?: (body: Record<string, unknown>, request: LoggedRequest) => ScriptEntry | undefined;
 }
 
 /** How a request was answered. */
@@ -271,7 +278,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       );
     }
     const n = nextEntry;
-    let scripted = script.responses[n];
+    let scripted = opts.respond ? opts.respond(body, entry) : script.responses[n];
     if (!scripted) {
       entry.served = 'exhausted';
       const message =
