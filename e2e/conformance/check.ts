@@ -82,6 +82,12 @@ export interface Check {
   level: CheckLevel;
   /** The model turns the check runs, in order (for targets that script a model). */
   turns?: TurnKind[];
+  /**
+   * The verdict is about what the model turns made the agent do (stop reasons, cancels, tool calls): when a
+   * target's model could not answer, a pass says nothing either (a turn that ended in a model error passes
+   * "no fs/* request" vacuously). Checks without it judge the whole transcript, which stays valid.
+   */
+  judgesTurns?: boolean;
   /** Resolves with a short pass detail; throws {@link CheckFailed} or {@link CheckSkipped}. */
   run(ctx: CheckContext): Promise<string>;
 }

@@ -3,7 +3,9 @@
 // test.fail and the reason (so it shows in the report and flips to an error if the agent ever passes).
 import { expect, test } from '@playwright/test';
 import { ALL_CHECKS } from './checks/index.js';
+import { parseProfile, profileTarget } from './profile-target.js';
 import { type AgentTarget, runCheck } from './runner.js';
+import { profile as ourAgentProfile } from './targets/acp-snapshot-agent.js';
 import { ourAgentBuilt, ourAgentReplayTarget, ourAgentTarget, sdkExampleTarget } from './targets.js';
 
 interface Suite {
@@ -37,6 +39,13 @@ const SUITES: Record<string, Suite> = {
   // The live model path: the record overlay and the openai-compatible plugin against the local emulator.
   'acp-snapshot-agent (record, emulator)': {
     target: ourAgentTarget,
+    expectedFailures: {},
+    unavailable: agentMissing,
+  },
+  // The path a user's agent takes: an agent profile (e2e/conformance/targets/acp-snapshot-agent.ts) whose
+  // env names {{modelBaseUrl}}, so each check's model turns are answered by the prompt-aware stand-in.
+  'acp-snapshot-agent (profile, prompt-aware model stand-in)': {
+    target: () => profileTarget(parseProfile(ourAgentProfile, 'targets/acp-snapshot-agent.ts')),
     expectedFailures: {},
     unavailable: agentMissing,
   },

@@ -137,7 +137,7 @@ export function profileTarget(profile: AgentProfile, opts: ProfileTargetOptions 
       for (const [k, v] of Object.entries(profile.env ?? {})) env[k] = expand(v, vars);
       return {
         env,
-        explainFailure: () => model?.unsupported(),
+        inconclusive: () => model?.unsupported(),
         dispose: async () => model?.close(),
       };
     },

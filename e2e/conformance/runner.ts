@@ -36,10 +36,11 @@ export interface PreparedTarget {
    */
   env: Record<string, string | undefined>;
   /**
-   * Why a failed check says nothing about the agent, when the target knows (e.g. the agent asked the model
-   * stand-in for a wire format it does not speak): the check is then reported as `skip` with this reason.
+   * Why a check with model turns says nothing about the agent, when the target knows (the agent asked the
+   * model stand-in for a wire format it does not speak): the check is then reported as `skip` with this
+   * reason, whether it failed or passed (a turn that ended in a model error can pass a check vacuously).
    */
-  explainFailure?(): string | undefined;
+  inconclusive?(): string | undefined;
   dispose(): Promise<void>;
 }
 
@@ -158,16 +159,18 @@ export async function runCheck(
       e instanceof CheckFailed || e instanceof CheckSkipped
         ? e.message
         : `${(e as Error).name}: ${(e as Error).message}`;
-    const excuse = status === 'fail' ? prepared?.explainFailure?.() : undefined;
-    if (excuse) {
-      status = 'skip';
-      detail = `${excuse} (the check saw: ${detail})`;
-    }
   } finally {
     // No orphans: any process a check left running is killed and awaited.
     await Promise.all(conns.map((c) => (c.exit ? undefined : c.shutdown(0))));
     await prepared?.dispose();
     rmSync(root, { recursive: true, force: true });
+  }
+  // A model-turn check that failed, or that judges the turns and passed, when the model could not answer.
+  const moot = check.turns?.length && (status === 'fail' || (status === 'pass' && check.judgesTurns));
+  const excuse = moot ? prepared?.inconclusive?.() : undefined;
+  if (excuse) {
+    detail = `${excuse} (the check saw: ${status}: ${detail})`;
+    status = 'skip';
   }
   const agentInfo = agentInfoOf(conns);
   return {

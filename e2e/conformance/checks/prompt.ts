@@ -19,6 +19,7 @@ const stopReason: Check = {
   source: 'protocol/prompt-turn (stop reasons); schema $defs/PromptResponse, StopReason',
   level: 'mandatory',
   turns: ['simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let result: Record<string, unknown>;
@@ -42,6 +43,7 @@ const updateSessionId: Check = {
   source: 'protocol/prompt-turn (agent reports output); schema $defs/SessionNotification',
   level: 'mandatory',
   turns: ['simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let updates: Record<string, unknown>[];
@@ -144,6 +146,7 @@ const cancel: Check = {
   source: 'protocol/prompt-turn (cancellation)',
   level: 'mandatory',
   turns: ['slow'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let r: Awaited<ReturnType<typeof cancelTurn>>;
@@ -165,6 +168,7 @@ const cancelPermission: Check = {
   source: 'protocol/prompt-turn (cancellation: pending session/request_permission answered with cancelled)',
   level: 'mandatory',
   turns: ['permission'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let r: Awaited<ReturnType<typeof cancelTurn>>;
@@ -191,6 +195,7 @@ const cancelNoLeak: Check = {
   source: 'protocol/prompt-turn (cancellation applies to the ongoing turn)',
   level: 'mandatory',
   turns: ['simple', 'simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let reasons: unknown[];
@@ -215,6 +220,7 @@ const noUnadvertisedCalls: Check = {
   source: 'protocol/file-system, protocol/terminals (only if the client advertises the capability)',
   level: 'mandatory',
   turns: ['file'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     try {

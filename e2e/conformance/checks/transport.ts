@@ -103,7 +103,7 @@ const parseError: Check = {
   id: 'jsonrpc.parse-error',
   title: 'a line that is not JSON gets error -32700 with id null, and the connection stays usable',
   source: 'JSON-RPC 2.0 section 5.1',
-  level: 'mandatory',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     try {
