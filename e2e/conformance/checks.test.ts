@@ -1,6 +1,7 @@
 // Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
 // makes the check that targets it fail for the right reason.
-import { readdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { scaleTimeouts, type Timeouts } from './check.js';
@@ -188,6 +189,26 @@ test.describe('agents nobody here wrote: traits the kit must not count as violat
       expect(r.detail).toContain('the inherited FAKE_POISON=declared broke session/new');
     } finally {
       delete process.env.FAKE_POISON;
+    }
+  });
+
+  test('an agent installed from npm is found through a node_modules/.bin entry of PATH', async () => {
+    const bin = join(mkdtempSync(join(tmpdir(), 'conformance-npm-')), 'node_modules', '.bin');
+    mkdirSync(bin, { recursive: true });
+    const exe = join(bin, 'fake-acp');
+    writeFileSync(exe, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}"\n`);
+    chmodSync(exe, 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      const r = await runCheck(
+        profileTarget({ command: ['fake-acp'] }),
+        checkById('initialize.version-echo'),
+        FAST,
+      );
+      expect(r.status, r.detail).toBe('pass');
+    } finally {
+      process.env.PATH = saved;
     }
   });
 

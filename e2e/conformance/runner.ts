@@ -2,7 +2,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentPath } from '../agent-env.js';
 import {
   type Check,
   CheckFailed,
@@ -86,16 +85,23 @@ export interface CheckResult {
 }
 
 /**
- * The clean base environment of a check: PATH (less package-runner entries), LANG, the fresh HOME and
- * TMPDIR. Nothing else of the runner's environment reaches an agent (an inherited variable once broke an
- * agent's session/new; a shared HOME let one check's state change the next).
+ * The clean base environment of a check: PATH, LANG, the fresh HOME and TMPDIR. Nothing else of the
+ * runner's environment reaches an agent (an inherited variable once broke an agent's session/new; a shared
+ * HOME let one check's state change the next). PATH is kept whole, `node_modules/.bin` entries included:
+ * that is where an agent installed from npm lives (the harness strips them only for its own agent's
+ * replayable output).
  */
 export function baseEnv(
   home: string,
   tmp: string,
   parent: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
-  return { PATH: agentPath(parent.PATH), LANG: parent.LANG ?? 'C.UTF-8', HOME: home, TMPDIR: tmp };
+  return {
+    PATH: parent.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: parent.LANG ?? 'C.UTF-8',
+    HOME: home,
+    TMPDIR: tmp,
+  };
 }
 
 /** The deadlines a check against `target` runs with. */
