@@ -135,3 +135,17 @@ test('served over HTTP to an OpenAI client: a streamed tool call; an unserved fo
     await standIn.close();
   }
 });
+
+test('any other unserved request is named too; a HEAD preflight is not', async () => {
+  const standIn = await startModelStandIn(CWD);
+  try {
+    await fetch(`${standIn.url}/`, { method: 'HEAD' });
+    expect(standIn.unsupported()).toBeUndefined();
+    await fetch(`${standIn.url}/v1/models`);
+    expect(standIn.unsupported()).toBe(
+      'the agent asked the model stand-in for GET /v1/models, which it does not serve',
+    );
+  } finally {
+    await standIn.close();
+  }
+});

@@ -165,10 +165,14 @@ export async function startModelStandIn(cwd: string): Promise<ModelStandIn> {
     url: emulator.url,
     requests: emulator.requests,
     unsupported() {
-      const missed = emulator.requests.find((r) => r.served === 'not_found' && wireFormatOf(r.path));
+      // A HEAD preflight is answered 404 harmlessly; any other unserved request can break a model turn.
+      const missed = emulator.requests.find((r) => r.served === 'not_found' && r.method !== 'HEAD');
       if (!missed) return undefined;
-      const format = WIRE_NAMES[wireFormatOf(missed.path)!];
-      return `the agent's model speaks ${format} (${missed.method} ${missed.path}), which the model stand-in does not serve yet`;
+      const format = wireFormatOf(missed.path);
+      const what = `${missed.method} ${missed.path}`;
+      return format
+        ? `the agent's model speaks ${WIRE_NAMES[format]} (${what}), which the model stand-in does not serve yet`
+        : `the agent asked the model stand-in for ${what}, which it does not serve`;
     },
     close: () => emulator.close(),
   };
