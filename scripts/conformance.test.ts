@@ -7,6 +7,9 @@ import { execa } from 'execa';
 
 const FAKE = 'e2e/conformance/fakes/fake-agent.mjs';
 
+// Each run of the command line starts tsx and compiles the schema (seconds on a loaded 2-core machine).
+test.describe.configure({ timeout: 120_000 });
+
 function runCli(args: string[], env: Record<string, string> = {}) {
   // The CLI's own HOME: the agent must never see it (each check gets a fresh one).
   const home = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
@@ -77,19 +80,21 @@ test('--deadline-scale and ACP_CONFORMANCE_DEADLINE_SCALE multiply every deadlin
 });
 
 test('a usage error exits 2 with the reason', async () => {
-  const r = await runCli(['--only', 'no.such-check', 'node', FAKE]);
+  const profile = writeProfile({ command: 'node agent.js' });
+  const [r, none, scale, badEnv, bad] = await Promise.all([
+    runCli(['--only', 'no.such-check', 'node', FAKE]),
+    runCli([]),
+    runCli(['--deadline-scale', 'fast', 'node', FAKE]),
+    runCli(['node', FAKE], { ACP_CONFORMANCE_DEADLINE_SCALE: '0' }),
+    runCli(['--profile', profile]),
+  ]);
   expect(r.stderr).toMatch(/conformance: no conformance check "no.such-check"; known: transport.ndjson, /);
   expect(r.exitCode).toBe(2);
-  const none = await runCli([]);
   expect(none.stderr).toContain('no agent command given\nusage: npm run conformance --');
   expect(none.exitCode).toBe(2);
-  const scale = await runCli(['--deadline-scale', 'fast', 'node', FAKE]);
   expect(scale.stderr).toContain('conformance: --deadline-scale must be a positive number, got "fast"');
   expect(scale.exitCode).toBe(2);
-  const badEnv = await runCli(['node', FAKE], { ACP_CONFORMANCE_DEADLINE_SCALE: '0' });
   expect(badEnv.stderr).toContain('ACP_CONFORMANCE_DEADLINE_SCALE must be a positive number, got "0"');
-  const profile = writeProfile({ command: 'node agent.js' });
-  const bad = await runCli(['--profile', profile]);
   expect(bad.stderr).toContain(`conformance: ${profile}: not an agent profile:\n  command: `);
   expect(bad.exitCode).toBe(2);
 });
