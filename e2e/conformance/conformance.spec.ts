@@ -8,10 +8,13 @@ import {
   ourAgentBuilt,
   ourAgentReplayTarget,
   ourAgentTarget,
+  parseProfile,
+  profileTarget,
   runCheck,
   sdkExampleTarget,
 } from '@acp-snapshot/playwright/testing';
 import { expect, test } from '@playwright/test';
+import { profile as ourAgentProfile } from './targets/acp-snapshot-agent.js';
 
 interface Suite {
   target: () => AgentTarget;
@@ -44,6 +47,13 @@ const SUITES: Record<string, Suite> = {
   // The live model path: the record overlay and the openai-compatible plugin against the local emulator.
   'acp-snapshot-agent (record, emulator)': {
     target: ourAgentTarget,
+    expectedFailures: {},
+    unavailable: agentMissing,
+  },
+  // The path a user's agent takes: an agent profile (e2e/conformance/targets/acp-snapshot-agent.ts) whose
+  // env names {{modelBaseUrl}}, so each check's model turns are answered by the prompt-aware stand-in.
+  'acp-snapshot-agent (profile, prompt-aware model stand-in)': {
+    target: () => profileTarget(parseProfile(ourAgentProfile, 'targets/acp-snapshot-agent.ts')),
     expectedFailures: {},
     unavailable: agentMissing,
   },

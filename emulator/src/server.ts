@@ -9,6 +9,7 @@ import {
   parseScript,
   type Script,
   type ScriptChunking,
+  type ScriptEntry,
   type ScriptFail,
   type ScriptMatch,
   type ScriptReply,
@@ -24,6 +25,12 @@ export interface EmulatorOptions {
   port?: number;
   /** Receives one line per request served (the CLI prints them to stderr). */
   log?: (line: string) => void;
+  /**
+   * Answers each chat request by its content instead of by position (a prompt-aware stand-in, e.g. the
+   * conformance kit's, for agents whose background calls make positions unpredictable). Undefined: the
+   * request is answered as if the script were exhausted.
+   */
+  respond?: (body: Record<string, unknown>, request: LoggedRequest) => ScriptEntry | undefined;
 }
 
 /** How a request was answered. */
@@ -185,6 +192,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   });
 
   /** The first unused entry whose `match` the request meets, else the first unused entry without one. */
+  let respondedCount = 0;
   function pick(path: string, text: string): number | undefined {
     const free = (i: number) => !consumed.has(i);
     const matched = script.responses.findIndex((e, i) => free(i) && e.match && matches(e.match, path, text));
@@ -315,7 +323,9 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     body: Record<string, unknown>,
     { path, text, query }: { path: string; text: string; query: URLSearchParams },
   ): Promise<void> {
-    const n = pick(path, text);
+    // A prompt-aware responder answers by content; otherwise the script does (match, then order).
+    const responded = opts.respond ? opts.respond(body, entry) : undefined;
+    const n = opts.respond ? (responded ? respondedCount++ : undefined) : pick(path, text);
     if (n === undefined) {
       entry.served = 'exhausted';
       const message = withMatch
@@ -331,9 +341,9 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         fmt.errorBody(400, { message, type: 'emulator_script_exhausted', code: 'script_exhausted' }),
       );
     }
-    consumed.add(n);
+    if (!responded) consumed.add(n);
     entry.entry = n;
-    let scripted = script.responses[n]!;
+    let scripted = responded ?? script.responses[n]!;
     if (script.vars) {
       try {
         const names = usedVars(script.vars, scripted);

@@ -1,5 +1,5 @@
-// The `npm run conformance -- CMD [ARGS...]` command line: prints the result table, exit code 1 on failures.
-import { mkdtempSync } from 'node:fs';
+// The `npm run conformance -- CMD [ARGS...]` command line: prints the report, exit code 1 on failures.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -7,8 +7,11 @@ import { execa } from 'execa';
 
 const FAKE = 'harness/src/conformance/fakes/fake-agent.mjs';
 
+// Each run of the command line starts tsx and compiles the schema (seconds on a loaded 2-core machine).
+test.describe.configure({ timeout: 120_000 });
+
 function runCli(args: string[], env: Record<string, string> = {}) {
-  // The fake agent keeps its sessions under HOME: give it a scratch one.
+  // The CLI's own HOME: the agent must never see it (each check gets a fresh one).
   const home = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
   return execa(process.execPath, ['--import', 'tsx', 'harness/src/cli/conformance.ts', ...args], {
     env: { ...env, HOME: home },
@@ -17,29 +20,81 @@ function runCli(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-test('prints a passing table and exits 0 for a conforming agent', async () => {
+function writeProfile(profile: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'conformance-profile-')), 'profile.json');
+  writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
+test('prints a passing report and exits 0 for a conforming agent', async () => {
   const r = await runCli(['--only', 'initialize.version-echo,jsonrpc.unknown-method', 'node', FAKE]);
-  expect(r.stderr).toContain(
-    'ACP conformance: 2 checks against node harness/src/conformance/fakes/fake-agent.mjs',
+  expect(r.stderr).toContain('ACP conformance: 2 checks against node e2e/conformance/fakes/fake-agent.mjs');
+  expect(r.stdout).toContain('agent: fake-agent 1.0.0\n');
+  expect(r.stdout).toContain(
+    'deadline scale 1 (request 10000 ms, turn 30000 ms, exit 5000 ms, progress 5000 ms)',
   );
   expect(r.stdout).toContain('| check | requirement | result | detail |');
   expect(r.stdout).toMatch(/\| `initialize.version-echo` \| .* \| pass \| protocolVersion 1 \|/);
-  expect(r.stdout).toContain('2 checks: 2 pass, 0 fail, 0 skip');
+  expect(r.stdout).toContain(
+    '2 checks: 2 pass, 0 fail, 0 skip; mandatory 2/2, capability 0 pass / 0 fail / 0 skip, advisory 0/0',
+  );
   expect(r.exitCode).toBe(0);
 });
 
-test('exits 1 and names the failure when a check fails', async () => {
-  const r = await runCli(['--only', 'transport.ndjson', 'node', FAKE], { FAKE_FLAW: 'stdout-noise' });
+test('exits 1 and names the failure when a check fails; the agent sees only declared variables', async () => {
+  const only = ['--only', 'transport.ndjson'];
+  const r = await runCli([...only, '--env', 'FAKE_FLAW=stdout-noise', 'node', FAKE]);
   expect(r.stdout).toMatch(/\| `transport.ndjson` \| .* \| fail \| stdout line 1: the line is not JSON/);
   expect(r.stdout).toContain('1 checks: 0 pass, 1 fail, 0 skip');
   expect(r.exitCode).toBe(1);
+  // The same flaw in the shell's environment does not reach the agent...
+  const inherited = await runCli([...only, 'node', FAKE], { FAKE_FLAW: 'stdout-noise' });
+  expect(inherited.stdout).toContain('1 checks: 1 pass, 0 fail, 0 skip');
+  // ...unless the command line passes it on by name.
+  const passed = await runCli([...only, '--pass-env', 'FAKE_FLAW', 'node', FAKE], {
+    FAKE_FLAW: 'stdout-noise',
+  });
+  expect(passed.exitCode).toBe(1);
 });
 
-test('a usage error exits 2 with the usage line', async () => {
-  const r = await runCli(['--only', 'no.such-check', 'node', FAKE]);
+test('--deadline-scale and ACP_CONFORMANCE_DEADLINE_SCALE multiply every deadline, and the report says so', async () => {
+  const profile = writeProfile({ command: ['node', FAKE], env: { FAKE_FLAW: 'no-exit' }, exitGraceMs: 200 });
+  const args = ['--only', 'lifecycle.exit-on-stdin-close', '--json'];
+  const json = join(tmpdir(), `conformance-${process.pid}-scale.json`);
+  const flag = await runCli([...args, json, '--deadline-scale', '2', '--profile', profile]);
+  expect(flag.stdout).toContain(
+    'deadline scale 2 (request 20000 ms, turn 60000 ms, exit 400 ms, progress 10000 ms)',
+  );
+  expect(flag.stdout).toMatch(/\| fail \| still running 400 ms after stdin closed \(killed\) \|/);
+  const report = JSON.parse(readFileSync(json, 'utf8'));
+  expect(report).toMatchObject({
+    deadlineScale: 2,
+    timeouts: { request: 20000, turn: 60000, exit: 400, progress: 10000 },
+    agentInfo: { name: 'fake-agent', version: '1.0.0' },
+    levels: { advisory: { pass: 0, fail: 1, skip: 0 } },
+  });
+  expect(report.results[0]).toMatchObject({ id: 'lifecycle.exit-on-stdin-close', status: 'fail' });
+  const env = await runCli([...args, json, '--profile', profile], { ACP_CONFORMANCE_DEADLINE_SCALE: '1.5' });
+  expect(env.stdout).toContain('deadline scale 1.5 (request 15000 ms, turn 45000 ms, exit 300 ms');
+  expect(env.stdout).toContain('still running 300 ms after stdin closed');
+});
+
+test('a usage error exits 2 with the reason', async () => {
+  const profile = writeProfile({ command: 'node agent.js' });
+  const [r, none, scale, badEnv, bad] = await Promise.all([
+    runCli(['--only', 'no.such-check', 'node', FAKE]),
+    runCli([]),
+    runCli(['--deadline-scale', 'fast', 'node', FAKE]),
+    runCli(['node', FAKE], { ACP_CONFORMANCE_DEADLINE_SCALE: '0' }),
+    runCli(['--profile', profile]),
+  ]);
   expect(r.stderr).toMatch(/conformance: no conformance check "no.such-check"; known: transport.ndjson, /);
   expect(r.exitCode).toBe(2);
-  const none = await runCli([]);
   expect(none.stderr).toContain('no agent command given\nusage: npm run conformance --');
   expect(none.exitCode).toBe(2);
+  expect(scale.stderr).toContain('conformance: --deadline-scale must be a positive number, got "fast"');
+  expect(scale.exitCode).toBe(2);
+  expect(badEnv.stderr).toContain('ACP_CONFORMANCE_DEADLINE_SCALE must be a positive number, got "0"');
+  expect(bad.stderr).toContain(`conformance: ${profile}: not an agent profile:\n  command: `);
+  expect(bad.exitCode).toBe(2);
 });

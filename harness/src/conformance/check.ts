@@ -11,6 +11,13 @@ import type { AgentConnection } from './wire.js';
  */
 export type TurnKind = 'simple' | 'slow' | 'permission' | 'file';
 
+/**
+ * How binding a check's requirement is: `mandatory` (a MUST of the spec or JSON-RPC that applies to every
+ * agent), `capability` (applies only to what the agent declares or returns; skipped otherwise),
+ * `advisory` (a SHOULD, or a robustness expectation the spec implies without requiring it).
+ */
+export type CheckLevel = 'mandatory' | 'capability' | 'advisory';
+
 /** Result status of a check. */
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
@@ -29,6 +36,27 @@ export interface Timeouts {
 /** Default timeouts (generous for slow agents; every wait is a condition with a deadline). */
 export const DEFAULT_TIMEOUTS: Timeouts = { request: 10_000, turn: 30_000, exit: 5_000, progress: 5_000 };
 
+/**
+ * Every deadline multiplied by `scale` (a loaded machine or a slow agent: qwen's initialize took 14 s
+ * under load against a 10 s deadline). Throws on a scale that is not a positive number.
+ */
+export function scaleTimeouts(timeouts: Timeouts, scale: number): Timeouts {
+  if (!Number.isFinite(scale) || scale <= 0)
+    throw new Error(`the deadline scale must be a positive number, got ${JSON.stringify(scale)}`);
+  const by = (ms: number) => Math.round(ms * scale);
+  return {
+    request: by(timeouts.request),
+    turn: by(timeouts.turn),
+    exit: by(timeouts.exit),
+    progress: by(timeouts.progress),
+  };
+}
+
+/** `request 10000 ms, turn 30000 ms, exit 5000 ms, progress 5000 ms`. */
+export function describeTimeouts(t: Timeouts): string {
+  return `request ${t.request} ms, turn ${t.turn} ms, exit ${t.exit} ms, progress ${t.progress} ms`;
+}
+
 /** What a check gets from the runner. */
 export interface CheckContext {
   /** Spawns a fresh agent process for this check (all processes of a check share one prepared target). */
@@ -36,6 +64,11 @@ export interface CheckContext {
   /** An absolute, existing directory to use as the session cwd. */
   cwd: string;
   timeouts: Timeouts;
+  /**
+   * Before stdin closes at the end of a check, wait until the agent has written nothing for this long
+   * (ms; the profile's settleMs, default 0), so notifications it sends after its last response are seen.
+   */
+  settleMs: number;
 }
 
 /** One conformance check, derived from the ACP v1 spec. */
@@ -46,8 +79,15 @@ export interface Check {
   title: string;
   /** Where the requirement comes from (spec page or schema definition). */
   source: string;
+  level: CheckLevel;
   /** The model turns the check runs, in order (for targets that script a model). */
   turns?: TurnKind[];
+  /**
+   * The verdict is about what the model turns made the agent do (stop reasons, cancels, tool calls): when a
+   * target's model could not answer, a pass says nothing either (a turn that ended in a model error passes
+   * "no fs/* request" vacuously). Checks without it judge the whole transcript, which stays valid.
+   */
+  judgesTurns?: boolean;
   /** Resolves with a short pass detail; throws {@link CheckFailed} or {@link CheckSkipped}. */
   run(ctx: CheckContext): Promise<string>;
 }

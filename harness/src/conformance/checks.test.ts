@@ -1,10 +1,14 @@
 // Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
 // makes the check that targets it fail for the right reason.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { Timeouts } from './check.js';
+import { scaleTimeouts, type Timeouts } from './check.js';
 import { ALL_CHECKS, checkById } from './checks/index.js';
-import { runCheck } from './runner.js';
-import { fakeTarget } from './targets.js';
+import { loadProfile, parseProfile, profileTarget } from './profile-target.js';
+import { runCheck, runChecks } from './runner.js';
+import { FAKE_AGENT, fakeTarget } from './targets.js';
 
 /** Short deadlines: the fake answers at once, so a wait that runs out means a missing message. */
 const FAST: Timeouts = { request: 3_000, turn: 5_000, exit: 2_000, progress: 2_000 };
@@ -158,4 +162,135 @@ test('an agent command that does not exist fails the check naming the command, w
   expect(r.detail).toBe(
     'WaitError: agent command not found: /nonexistent/acp-agent (waiting for the response to initialize (id 1))',
   );
+});
+
+test.describe('agents nobody here wrote: traits the kit must not count as violations', () => {
+  test('session-level updates after the prompt response are not turn output', async () => {
+    for (const id of ['prompt.cancel', 'prompt.cancel-permission', 'session.close']) {
+      const r = await runCheck(fakeTarget('late-session-updates'), checkById(id), FAST);
+      expect(r.status, `${id}: ${r.detail}`).toBe('pass');
+      // The fake did send them after the response: the pass is not for want of late updates.
+      expect(r.transcript).toMatch(
+        /"id":\d+,"result":\{"stopReason":"cancelled"\}\}\n< .*available_commands_update/,
+      );
+    }
+  });
+
+  test('an inherited variable does not reach the agent; a declared one does', async () => {
+    const check = checkById('session.new-unique');
+    process.env.FAKE_POISON = 'inherited';
+    try {
+      const clean = await runCheck(fakeTarget(), check, FAST);
+      expect(clean.status, clean.detail).toBe('pass');
+      const declared = { ...fakeTarget(), env: { FAKE_POISON: 'declared' } };
+      delete declared.prepare;
+      const r = await runCheck(declared, check, FAST);
+      expect(r.status).toBe('fail');
+      expect(r.detail).toContain('the inherited FAKE_POISON=declared broke session/new');
+    } finally {
+      delete process.env.FAKE_POISON;
+    }
+  });
+
+  test('an agent installed from npm is found through a node_modules/.bin entry of PATH', async () => {
+    const bin = join(mkdtempSync(join(tmpdir(), 'conformance-npm-')), 'node_modules', '.bin');
+    mkdirSync(bin, { recursive: true });
+    const exe = join(bin, 'fake-acp');
+    writeFileSync(exe, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}"\n`);
+    chmodSync(exe, 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      const r = await runCheck(
+        profileTarget({ command: ['fake-acp'] }),
+        checkById('initialize.version-echo'),
+        FAST,
+      );
+      expect(r.status, r.detail).toBe('pass');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  test('each check gets a fresh HOME: state one check leaves behind does not reach the next', async () => {
+    const check = checkById('initialize.version-echo');
+    const results = await runChecks(fakeTarget('first-run-only'), [check, check, check], {
+      jobs: 1,
+      timeouts: FAST,
+    });
+    expect(results.map((r) => `${r.status}: ${r.detail}`)).toEqual(Array(3).fill('pass: protocolVersion 1'));
+    // Within one check the HOME is shared: a second process there sees the first one's state.
+    const twice = await runCheck(fakeTarget('first-run-only'), checkById('session.load-replay'), FAST);
+    expect(twice.detail).toMatch(/this HOME was used by an earlier check/);
+  });
+
+  test('the deadline scale multiplies every deadline, and a profile exitGraceMs replaces the exit deadline', async () => {
+    expect(scaleTimeouts(FAST, 3)).toEqual({ request: 9_000, turn: 15_000, exit: 6_000, progress: 6_000 });
+    expect(() => scaleTimeouts(FAST, 0)).toThrow('the deadline scale must be a positive number, got 0');
+    const exit = checkById('lifecycle.exit-on-stdin-close');
+    const scaled = await runCheck(fakeTarget('no-exit'), exit, { timeouts: FAST, deadlineScale: 0.25 });
+    expect(scaled.detail).toBe('still running 500 ms after stdin closed (killed)');
+    const profile = profileTarget({
+      command: [process.execPath, FAKE_AGENT],
+      env: { FAKE_FLAW: 'no-exit' },
+      exitGraceMs: 300,
+    });
+    const graced = await runCheck(profile, exit, { timeouts: FAST, deadlineScale: 2 });
+    expect(graced.detail).toBe('still running 600 ms after stdin closed (killed)');
+  });
+});
+
+test.describe('agent profiles as targets', () => {
+  test('HOME files of the profile are placed in each fresh HOME, with placeholders expanded', async () => {
+    const target = profileTarget({
+      command: [process.execPath, FAKE_AGENT],
+      home: { '.fake/agent-name': 'profiled-fake\n', '.fake/where.txt': '{{home}} {{cwd}}' },
+    });
+    const r = await runCheck(target, checkById('initialize.agent-info'), FAST);
+    expect(r.status, r.detail).toBe('pass');
+    expect(r.agentInfo).toEqual({ name: 'profiled-fake', version: '1.0.0' });
+    expect(r.level).toBe('advisory');
+  });
+
+  test('a bad profile is refused naming the field and the shape', () => {
+    expect(() => parseProfile({ command: [], env: { A: 1 } }, 'my-profile.json')).toThrow(
+      /^my-profile.json: not an agent profile:\n {2}command: the command needs at least the executable\n {2}env.A: /,
+    );
+    expect(() => parseProfile({ command: ['x'], env: { A: '{{modelUrl}}' } }, 'p.json')).toThrow(
+      'p.json: env.A: unknown placeholder {{modelUrl}}; known: {{modelBaseUrl}}, {{home}}, {{cwd}}, {{tmp}}',
+    );
+    expect(() => parseProfile({ command: ['x'], home: { '../escape': '' } }, 'p.json')).toThrow(
+      'p.json: home["../escape"]: a HOME file path must be relative to HOME and stay inside it',
+    );
+  });
+
+  test('a model-turn check is skipped, not passed or failed, when the agent asks the stand-in for a format it does not serve', async () => {
+    // The fake calls no model; a tiny "agent" that asks for Anthropic Messages first is enough to see it.
+    const target = profileTarget({
+      command: [process.execPath, FAKE_AGENT],
+      env: { FAKE_MODEL_URL: '{{modelBaseUrl}}/v1/messages' },
+    });
+    const r = await runCheck(target, checkById('client.no-fs-terminal'), FAST);
+    expect(r.status, r.detail).toBe('skip');
+    expect(r.detail).toMatch(
+      /^the agent's model speaks Anthropic Messages \(POST \/v1\/messages\), which the model stand-in does not serve yet \(the check saw: pass: /,
+    );
+  });
+});
+
+test('the committed agent profiles under targets/ are valid profiles that route the model to the stand-in', async () => {
+  const dir = join(dirname(FAKE_AGENT), '..', 'targets');
+  const files = readdirSync(dir).sort();
+  expect(files).toEqual([
+    'acp-snapshot-agent.ts',
+    'claude-agent-acp.json',
+    'codex-acp.json',
+    'gemini-cli.json',
+    'qwen-code.json',
+  ]);
+  for (const f of files) {
+    const profile = await loadProfile(join(dir, f));
+    const text = JSON.stringify([profile.env, profile.home]);
+    expect(text, f).toContain('{{modelBaseUrl}}');
+  }
 });

@@ -104,6 +104,37 @@ export function turnFrom(conn: AgentConnection, from: number, response: Record<s
   return { from, responseIndex, response, updates };
 }
 
+/**
+ * Updates about the session rather than a turn's output, which the spec lets an agent send at any time
+ * (schema $defs/SessionUpdate; protocol/slash-commands: the agent MAY advertise commands after creating a
+ * session and update them whenever they change; protocol/session-modes: the agent may switch its own mode;
+ * session_info_update, usage_update and config_option_update likewise describe the session). Arriving after
+ * a prompt response they are not output of the ended turn (all four agents on npm send a late
+ * `available_commands_update`).
+ */
+export const SESSION_LEVEL_UPDATES: ReadonlySet<string> = new Set([
+  'available_commands_update',
+  'current_mode_update',
+  'config_option_update',
+  'session_info_update',
+  'usage_update',
+]);
+
+/** The `sessionUpdate` kind of session/update params. */
+export function updateKind(params: Record<string, unknown>): string | undefined {
+  const kind = (params.update as { sessionUpdate?: unknown } | undefined)?.sessionUpdate;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+/** Turn output (every update but the session-level ones) for `sessionId` after inbound index `after`. */
+export function turnUpdatesAfter(
+  conn: AgentConnection,
+  after: number,
+  sessionId: string,
+): Record<string, unknown>[] {
+  return updatesAfter(conn, after, sessionId).filter((u) => !SESSION_LEVEL_UPDATES.has(updateKind(u) ?? ''));
+}
+
 /** session/update params for `sessionId` that arrived after inbound index `after`. */
 export function updatesAfter(
   conn: AgentConnection,
@@ -134,6 +165,7 @@ export function progressOrResponse(
  * will ever write is in the transcript. Returns whether it exited on its own.
  */
 export async function finish(conn: AgentConnection, ctx: CheckContext): Promise<boolean> {
+  if (!conn.exit) await conn.waitQuiet(ctx.settleMs, ctx.timeouts.request);
   const { exitedOnItsOwn } = await conn.shutdown(ctx.timeouts.exit);
   return exitedOnItsOwn;
 }

@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import {
   type Check,
   CheckFailed,
+  type CheckLevel,
   CheckSkipped,
   type CheckStatus,
   DEFAULT_TIMEOUTS,
+  scaleTimeouts,
   type Timeouts,
   type TurnKind,
 } from './check.js';
-import { AgentConnection } from './wire.js';
+import { AgentConnection, isResponse } from './wire.js';
 
 /** What a target needs to know to prepare one check. */
 export interface PrepareInput {
@@ -20,13 +22,24 @@ export interface PrepareInput {
   root: string;
   /** The session cwd (inside root, exists). */
   cwd: string;
+  /** The check's fresh, empty HOME (inside root, exists). */
+  home: string;
   turns: TurnKind[];
 }
 
 /** The environment a target prepared for one check, and how to tear it down. */
 export interface PreparedTarget {
-  /** The complete environment of every agent process of the check. */
+  /**
+   * The variables the target declares. Every agent process of the check gets these on top of the clean
+   * base (PATH, LANG, the check's fresh HOME and TMPDIR) and nothing else of the runner's environment.
+   */
   env: Record<string, string | undefined>;
+  /**
+   * Why a check with model turns says nothing about the agent, when the target knows (the agent asked the
+   * model stand-in for a wire format it does not speak): the check is then reported as `skip` with this
+   * reason, whether it failed or passed (a turn that ended in a model error can pass a check vacuously).
+   */
+  inconclusive?(): string | undefined;
   dispose(): Promise<void>;
 }
 
@@ -35,17 +48,31 @@ export interface AgentTarget {
   name: string;
   command: string;
   args: string[];
-  /** Per-check setup (an emulator, directories, env); without it the agent gets `env` or a minimal one. */
+  /** Per-check setup (an emulator, directories, declared env); without it the agent gets `env`. */
   prepare?(input: PrepareInput): Promise<PreparedTarget>;
+  /** Declared variables (on top of the clean base; see {@link PreparedTarget.env}). */
   env?: Record<string, string | undefined>;
   /** The agent processes' working directory (default: the check's scratch directory). */
   processCwd?: string;
+  /** Replaces the exit deadline (before the deadline scale), as a profile's exitGraceMs does. */
+  exitGraceMs?: number;
+  /** The settle wait before stdin closes (ms; a profile's settleMs). */
+  settleMs?: number;
+}
+
+/** How a run was configured, for the report. */
+export interface CheckRunOptions {
+  /** Base deadlines (default {@link DEFAULT_TIMEOUTS}); the target's exitGraceMs replaces `exit`. */
+  timeouts?: Timeouts;
+  /** Multiplies every deadline (default 1). */
+  deadlineScale?: number;
 }
 
 /** One row of the result table. */
 export interface CheckResult {
   id: string;
   title: string;
+  level: CheckLevel;
   status: CheckStatus;
   detail: string;
   ms: number;
@@ -53,34 +80,73 @@ export interface CheckResult {
   pids: number[];
   /** Transcripts of every agent process the check ran (client lines, stdout lines, stderr, exit). */
   transcript: string;
+  /** The agentInfo the agent's first initialize result carried, if any. */
+  agentInfo?: { name?: unknown; version?: unknown };
 }
 
-function minimalEnv(home: string): Record<string, string | undefined> {
-  return { PATH: process.env.PATH, HOME: home, LANG: process.env.LANG ?? 'C.UTF-8', TZ: 'UTC' };
+/**
+ * The clean base environment of a check: PATH, LANG, the fresh HOME and TMPDIR. Nothing else of the
+ * runner's environment reaches an agent (an inherited variable once broke an agent's session/new; a shared
+ * HOME let one check's state change the next). PATH is kept whole, `node_modules/.bin` entries included:
+ * that is where an agent installed from npm lives (the harness strips them only for its own agent's
+ * replayable output).
+ */
+export function baseEnv(
+  home: string,
+  tmp: string,
+  parent: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  return {
+    PATH: parent.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: parent.LANG ?? 'C.UTF-8',
+    HOME: home,
+    TMPDIR: tmp,
+  };
+}
+
+/** The deadlines a check against `target` runs with. */
+export function effectiveTimeouts(target: AgentTarget, opts: CheckRunOptions = {}): Timeouts {
+  const base = opts.timeouts ?? DEFAULT_TIMEOUTS;
+  const withGrace = target.exitGraceMs === undefined ? base : { ...base, exit: target.exitGraceMs };
+  return scaleTimeouts(withGrace, opts.deadlineScale ?? 1);
+}
+
+function agentInfoOf(conns: readonly AgentConnection[]): CheckResult['agentInfo'] {
+  for (const conn of conns) {
+    const init = conn.outbound.find((o) => o.msg?.method === 'initialize')?.msg;
+    const resp = init && conn.messages.find((m) => isResponse(m) && m.id === init.id);
+    const info = (resp?.result as { agentInfo?: unknown } | undefined)?.agentInfo;
+    if (info && typeof info === 'object') return info as CheckResult['agentInfo'];
+  }
+  return undefined;
 }
 
 /** Runs one check against a fresh preparation of the target; never throws for agent behaviour. */
 export async function runCheck(
   target: AgentTarget,
   check: Check,
-  timeouts: Timeouts = DEFAULT_TIMEOUTS,
+  opts: CheckRunOptions | Timeouts = {},
 ): Promise<CheckResult> {
+  const timeouts = effectiveTimeouts(target, 'request' in opts ? { timeouts: opts } : opts);
   const started = Date.now();
   const root = mkdtempSync(join(tmpdir(), `acp-conformance-${check.id.replace(/[^a-z0-9]+/gi, '-')}-`));
   const cwd = join(root, 'workspace');
-  mkdirSync(cwd, { recursive: true });
+  const home = join(root, 'home');
+  const tmp = join(root, 'tmp');
+  for (const d of [cwd, home, tmp]) mkdirSync(d, { recursive: true });
   const conns: AgentConnection[] = [];
   let prepared: PreparedTarget | undefined;
   let status: CheckStatus;
   let detail: string;
   try {
     prepared = target.prepare
-      ? await target.prepare({ checkId: check.id, root, cwd, turns: check.turns ?? [] })
-      : { env: target.env ?? minimalEnv(join(root, 'home')), dispose: async () => {} };
-    const env = prepared.env;
+      ? await target.prepare({ checkId: check.id, root, cwd, home, turns: check.turns ?? [] })
+      : { env: target.env ?? {}, dispose: async () => {} };
+    const env = { ...baseEnv(home, tmp), ...prepared.env };
     detail = await check.run({
       cwd,
       timeouts,
+      settleMs: target.settleMs ?? 0,
       start: (label) => {
         const conn = AgentConnection.spawn(
           target.command,
@@ -105,14 +171,24 @@ export async function runCheck(
     await prepared?.dispose();
     rmSync(root, { recursive: true, force: true });
   }
+  // A model-turn check that failed, or that judges the turns and passed, when the model could not answer.
+  const moot = check.turns?.length && (status === 'fail' || (status === 'pass' && check.judgesTurns));
+  const excuse = moot ? prepared?.inconclusive?.() : undefined;
+  if (excuse) {
+    detail = `${excuse} (the check saw: ${status}: ${detail})`;
+    status = 'skip';
+  }
+  const agentInfo = agentInfoOf(conns);
   return {
     id: check.id,
     title: check.title,
+    level: check.level,
     status,
     detail,
     ms: Date.now() - started,
     pids: conns.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
     transcript: conns.map((c) => c.transcript()).join('\n\n'),
+    ...(agentInfo && { agentInfo }),
   };
 }
 
@@ -120,14 +196,14 @@ export async function runCheck(
 export async function runChecks(
   target: AgentTarget,
   checks: readonly Check[],
-  opts: { jobs?: number; timeouts?: Timeouts; onResult?: (r: CheckResult) => void } = {},
+  opts: CheckRunOptions & { jobs?: number; onResult?: (r: CheckResult) => void } = {},
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = new Array(checks.length);
   let next = 0;
   const worker = async () => {
     while (next < checks.length) {
       const i = next++;
-      const r = await runCheck(target, checks[i]!, opts.timeouts);
+      const r = await runCheck(target, checks[i]!, opts);
       results[i] = r;
       opts.onResult?.(r);
     }
@@ -150,4 +226,26 @@ export function formatTable(results: readonly CheckResult[]): string {
 export function summarize(results: readonly CheckResult[]): string {
   const n = (s: CheckStatus) => results.filter((r) => r.status === s).length;
   return `${results.length} checks: ${n('pass')} pass, ${n('fail')} fail, ${n('skip')} skip`;
+}
+
+/** Pass / fail / skip counts per requirement level. */
+export type LevelCounts = Record<CheckLevel, Record<CheckStatus, number>>;
+
+/** Counts results per level and status. */
+export function countByLevel(results: readonly CheckResult[]): LevelCounts {
+  const zero = () => ({ pass: 0, fail: 0, skip: 0 });
+  const counts: LevelCounts = { mandatory: zero(), capability: zero(), advisory: zero() };
+  for (const r of results) counts[r.level][r.status]++;
+  return counts;
+}
+
+/** `mandatory 17/17, capability 3 pass / 0 fail / 4 skip, advisory 4/5` (skips of mandatory or advisory checks are named). */
+export function summarizeLevels(results: readonly CheckResult[]): string {
+  const c = countByLevel(results);
+  const ratio = (l: CheckLevel) => {
+    const { pass, fail, skip } = c[l];
+    return `${l} ${pass}/${pass + fail}${skip ? ` (${skip} skip)` : ''}`;
+  };
+  const cap = c.capability;
+  return `${ratio('mandatory')}, capability ${cap.pass} pass / ${cap.fail} fail / ${cap.skip} skip, ${ratio('advisory')}`;
 }

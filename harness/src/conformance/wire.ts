@@ -307,6 +307,31 @@ export class AgentConnection {
     });
   }
 
+  /**
+   * Resolves once the agent has written nothing to stdout for `quietMs` (or has exited, or `maxMs` has
+   * passed): the settle wait for notifications an agent sends after its last response.
+   */
+  waitQuiet(quietMs: number, maxMs: number): Promise<void> {
+    if (quietMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      let quiet: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(quiet);
+        clearTimeout(cap);
+        this.waiters.delete(onLine);
+        resolve();
+      };
+      const arm = () => {
+        clearTimeout(quiet);
+        quiet = setTimeout(done, quietMs);
+      };
+      const onLine: Waiter = () => (this.exitInfo ? done() : arm());
+      const cap = setTimeout(done, Math.max(quietMs, maxMs));
+      this.waiters.add(onLine);
+      onLine();
+    });
+  }
+
   private wake(): void {
     for (const w of [...this.waiters]) w();
   }

@@ -7,6 +7,8 @@ export * from '../compare/compare.js';
 export * from '../compare/harvest.js';
 export * from '../compare/verdict.js';
 export * from '../conformance/checks/index.js';
+export * from '../conformance/model.js';
+export * from '../conformance/profile-target.js';
 export * from '../conformance/runner.js';
 export * from '../conformance/sdk-example.js';
 export * from '../conformance/targets.js';

@@ -11,6 +11,7 @@ const unknownMethod: Check = {
   id: 'jsonrpc.unknown-method',
   title: 'an unknown method gets error -32601 and the connection stays usable',
   source: 'JSON-RPC 2.0 section 5.1; protocol/extensibility',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     let resp: Record<string, unknown>;
@@ -41,6 +42,7 @@ const invalidParams: Check = {
   id: 'jsonrpc.invalid-params',
   title: 'a request with params that break the schema gets error -32602',
   source: 'JSON-RPC 2.0 section 5.1; schema $defs/NewSessionRequest, PromptRequest',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     const problems: string[] = [];
@@ -66,6 +68,7 @@ const extRequest: Check = {
   id: 'ext.request',
   title: 'a `_`-prefixed extension request is answered (a result, or an error such as -32601)',
   source: 'protocol/extensibility (custom requests must be answered)',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     let resp: Record<string, unknown>;
@@ -90,6 +93,7 @@ const extNotification: Check = {
   title: 'a `_`-prefixed extension notification is ignored: no response, and the agent keeps serving',
   source:
     'protocol/extensibility (unknown notifications are ignored); JSON-RPC 2.0 (notifications get no response)',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     try {

@@ -10,6 +10,7 @@ const versionEcho: Check = {
   id: 'initialize.version-echo',
   title: 'initialize with protocolVersion 1 returns protocolVersion 1',
   source: 'protocol/initialization (version negotiation)',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     try {
@@ -28,6 +29,7 @@ const versionDowngrade: Check = {
   id: 'initialize.version-downgrade',
   title: `initialize asking for an unsupported newer version (${FUTURE_VERSION}) answers with the agent's latest, 1`,
   source: 'protocol/initialization (version negotiation)',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     try {
@@ -49,6 +51,7 @@ const capabilities: Check = {
   id: 'initialize.capabilities',
   title: 'the initialize result is a schema-valid InitializeResponse with well-formed agentCapabilities',
   source: 'protocol/initialization; schema $defs/InitializeResponse, AgentCapabilities',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     let init: Record<string, unknown>;
@@ -72,6 +75,7 @@ const agentInfo: Check = {
   title: 'the initialize result carries agentInfo with a name and a version',
   source:
     'protocol/initialization (agentInfo; "will be required" in future versions); schema $defs/Implementation',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     let init: Record<string, unknown>;
@@ -92,6 +96,7 @@ const beforeInitialize: Check = {
   title:
     'a request before initialize gets a well-formed response (result or error) and initialize still works after it',
   source: 'protocol/initialization (clients MUST initialize first); JSON-RPC 2.0 (every request is answered)',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     let early: Record<string, unknown>;

@@ -8,7 +8,7 @@ import {
   resultOf,
   startSession,
   textPrompt,
-  updatesAfter,
+  turnUpdatesAfter,
 } from '../exchange.js';
 import { checkDef, stopReasons } from '../schema.js';
 import { type AgentConnection, isAgentRequest, WaitError } from '../wire.js';
@@ -17,7 +17,9 @@ const stopReason: Check = {
   id: 'prompt.stop-reason',
   title: 'a prompt turn ends with a successful response whose stopReason is a defined StopReason',
   source: 'protocol/prompt-turn (stop reasons); schema $defs/PromptResponse, StopReason',
+  level: 'mandatory',
   turns: ['simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let result: Record<string, unknown>;
@@ -39,7 +41,9 @@ const updateSessionId: Check = {
   id: 'prompt.update-session-id',
   title: 'every session/update of a turn is schema-valid and carries the prompted sessionId',
   source: 'protocol/prompt-turn (agent reports output); schema $defs/SessionNotification',
+  level: 'mandatory',
   turns: ['simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let updates: Record<string, unknown>[];
@@ -125,7 +129,7 @@ function cancelVerdict(
     const reason = (r.response.result as { stopReason?: unknown } | undefined)?.stopReason;
     if (reason !== 'cancelled') problems.push(`stopReason ${JSON.stringify(reason)}, expected "cancelled"`);
   }
-  const late = updatesAfter(conn, r.responseIndex, sessionId);
+  const late = turnUpdatesAfter(conn, r.responseIndex, sessionId);
   if (late.length > 0) {
     const kind = (late[0]!.update as { sessionUpdate?: unknown } | undefined)?.sessionUpdate;
     problems.push(
@@ -140,7 +144,9 @@ const cancel: Check = {
   title:
     'session/cancel during a turn ends it with stopReason "cancelled" and no update follows the response',
   source: 'protocol/prompt-turn (cancellation)',
+  level: 'mandatory',
   turns: ['slow'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let r: Awaited<ReturnType<typeof cancelTurn>>;
@@ -160,7 +166,9 @@ const cancelPermission: Check = {
   title:
     'session/cancel while a permission request is pending: the client settles it as cancelled and the turn ends "cancelled"',
   source: 'protocol/prompt-turn (cancellation: pending session/request_permission answered with cancelled)',
+  level: 'mandatory',
   turns: ['permission'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let r: Awaited<ReturnType<typeof cancelTurn>>;
@@ -185,7 +193,9 @@ const cancelNoLeak: Check = {
   id: 'prompt.cancel-no-leak',
   title: 'a session/cancel sent after a turn ended does not cancel the next turn',
   source: 'protocol/prompt-turn (cancellation applies to the ongoing turn)',
+  level: 'mandatory',
   turns: ['simple', 'simple'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     let reasons: unknown[];
@@ -208,7 +218,9 @@ const noUnadvertisedCalls: Check = {
   id: 'client.no-fs-terminal',
   title: 'no fs/* or terminal/* request when the client advertised neither capability',
   source: 'protocol/file-system, protocol/terminals (only if the client advertises the capability)',
+  level: 'mandatory',
   turns: ['file'],
+  judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
     try {

@@ -17,6 +17,7 @@ import {
   resultOf,
   startSession,
   textPrompt,
+  turnUpdatesAfter,
   updatesAfter,
 } from '../exchange.js';
 import { checkDef, stopReasons } from '../schema.js';
@@ -71,6 +72,7 @@ const list: Check = {
   title:
     'session/list (when declared) pages validate, a cwd filter returns only that cwd (an empty array for a directory without sessions), and nextCursor lists no session twice',
   source: 'protocol/session-list (listing sessions, pagination); schema $defs/ListSessionsResponse',
+  level: 'capability',
   async run(ctx) {
     const conn = ctx.start();
     const problems: string[] = [];
@@ -125,6 +127,7 @@ const resume: Check = {
   title:
     'session/resume (when declared) continues a session in a fresh process: a valid result, no history replayed, and the next prompt works',
   source: 'protocol/session-setup (resuming sessions); schema $defs/ResumeSessionResponse',
+  level: 'capability',
   turns: ['simple', 'simple'],
   async run(ctx) {
     const first = await startSession(ctx, 'first process');
@@ -179,6 +182,7 @@ const close: Check = {
   title:
     'session/close (when declared) closes an idle session, and cancels a running turn: the prompt ends "cancelled" and nothing follows it',
   source: 'protocol/session-setup (closing sessions); schema $defs/CloseSessionRequest, CloseSessionResponse',
+  level: 'capability',
   turns: ['slow'],
   async run(ctx) {
     const conn = ctx.start();
@@ -242,7 +246,7 @@ const close: Check = {
           `the closed session's prompt ended with stopReason ${JSON.stringify(reason)}, expected "cancelled"`,
         );
     }
-    const late = updatesAfter(conn, indexOf(conn, promptResponse), busy);
+    const late = turnUpdatesAfter(conn, indexOf(conn, promptResponse), busy);
     if (late.length > 0)
       problems.push(
         `${late.length} session/update(s) for the closed session arrived after its prompt response`,
@@ -257,6 +261,7 @@ const del: Check = {
   title:
     'session/delete (when declared) answers with a result, also for an id it never created, and a deleted session leaves session/list',
   source: 'protocol/session-list (session/delete); schema $defs/DeleteSessionRequest, DeleteSessionResponse',
+  level: 'capability',
   async run(ctx) {
     const conn = ctx.start();
     const problems: string[] = [];
@@ -307,6 +312,7 @@ const modes: Check = {
   title:
     'session modes (when session/new returns them) are schema-valid with the current mode among the available ones; session/set_mode to another one succeeds and any current_mode_update names it',
   source: 'protocol/session-modes; schema $defs/SessionModeState, SetSessionModeResponse, CurrentModeUpdate',
+  level: 'capability',
   async run(ctx) {
     const conn = ctx.start();
     const problems: string[] = [];
@@ -373,6 +379,7 @@ const configOptions: Check = {
   title:
     'config options (when session/new returns them) hold legal current values, none boolean unless the client offers it; session/set_config_option answers the complete list with the new value',
   source: 'protocol/session-config-options; schema $defs/SessionConfigOption, SetSessionConfigOptionResponse',
+  level: 'capability',
   async run(ctx) {
     const conn = ctx.start();
     const problems: string[] = [];

@@ -17,6 +17,7 @@ const newUnique: Check = {
   id: 'session.new-unique',
   title: 'session/new returns a schema-valid result with a non-empty sessionId, distinct on each call',
   source: 'protocol/session-setup (creating a session); schema $defs/NewSessionResponse',
+  level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
     const ids: string[] = [];
@@ -63,6 +64,7 @@ const loadReplay: Check = {
   title:
     'session/load (when declared) replays the conversation as session/update notifications before it responds',
   source: 'protocol/session-setup (loading sessions); schema $defs/LoadSessionResponse',
+  level: 'capability',
   turns: ['simple'],
   async run(ctx) {
     const promptText = 'Remember the word PAPAYA for the conformance check.';

@@ -36,6 +36,7 @@ const ndjson: Check = {
   id: 'transport.ndjson',
   title: 'stdout carries only newline-delimited JSON-RPC 2.0 messages (valid UTF-8, one per line)',
   source: 'protocol/transports (stdio); JSON-RPC 2.0',
+  level: 'mandatory',
   turns: ['simple'],
   async run(ctx) {
     const { conn, error } = await basicExchange(ctx);
@@ -49,6 +50,7 @@ const idEcho: Check = {
   id: 'jsonrpc.id-echo',
   title: 'every response echoes its request id exactly (integer and string ids), once',
   source: 'JSON-RPC 2.0 section 5; protocol/overview',
+  level: 'mandatory',
   turns: ['simple'],
   async run(ctx) {
     const { conn, error } = await basicExchange(ctx);
@@ -63,6 +65,7 @@ const resultXorError: Check = {
   id: 'jsonrpc.result-xor-error',
   title: 'every response has exactly one of result / error; errors have an integer code and a string message',
   source: 'JSON-RPC 2.0 section 5; schema $defs/Error',
+  level: 'mandatory',
   turns: ['simple'],
   async run(ctx) {
     const { conn, error } = await basicExchange(ctx);
@@ -77,6 +80,7 @@ const schema: Check = {
   title:
     'every agent message validates against the SDK schema (responses per method, updates, permission requests)',
   source: '@agentclientprotocol/sdk schema/v1/schema.json',
+  level: 'mandatory',
   turns: ['permission'],
   async run(ctx) {
     const conn = ctx.start();
@@ -99,6 +103,7 @@ const parseError: Check = {
   id: 'jsonrpc.parse-error',
   title: 'a line that is not JSON gets error -32700 with id null, and the connection stays usable',
   source: 'JSON-RPC 2.0 section 5.1',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     try {
@@ -129,6 +134,7 @@ const exitOnStdinClose: Check = {
   id: 'lifecycle.exit-on-stdin-close',
   title: 'the agent exits on its own when its stdin closes',
   source: 'protocol/transports (stdio: the client closes the connection by closing stdin)',
+  level: 'advisory',
   async run(ctx) {
     const conn = ctx.start();
     await initialize(conn, ctx);

@@ -2,6 +2,11 @@
 // A tiny ACP agent for testing the conformance checks themselves. With no flaw it follows the ACP v1
 // spec; FAKE_FLAW switches on exactly one deliberate violation so a test can prove a check catches it.
 // FAKE_TURNS (comma list of simple|slow|permission|file) says how each successive prompt turn behaves.
+// Traits of real agents the kit must not mistake for violations (FAKE_FLAW values too): late-session-updates
+// (available_commands_update and current_mode_update after every prompt response, as the spec allows),
+// first-run-only (initialize fails when this HOME was used by an earlier process, like an agent whose
+// first run changes its state). FAKE_MODEL_URL: each prompt first POSTs to that URL. Always: an inherited FAKE_POISON breaks session/new (as an inherited
+// variable broke a real agent's), and $HOME/.fake/agent-name, when a profile places it, names the agent.
 // Sessions are kept as JSON files under $HOME/sessions ({cwd, history, modeId, model}) so a second process
 // can session/load or session/resume them, and session/list can list them.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +119,16 @@ function startTurn(id, sessionId, promptText) {
     saveHistory(sessionId, history);
     respond(id, { stopReason });
     if (flaw === 'update-after-cancel' && stopReason === 'cancelled') say(' (late)');
+    if (flaw === 'late-session-updates') {
+      update(sessionId, {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: [{ name: 'conformance', description: 'a command advertised late' }],
+      });
+      update(sessionId, {
+        sessionUpdate: 'current_mode_update',
+        currentModeId: loadSession(sessionId).modeId,
+      });
+    }
   };
   turn.cancel = () => {
     turn.cancelled = true;
@@ -180,6 +195,11 @@ function validSession(p) {
   return typeof p?.cwd === 'string' && isAbsolute(p.cwd) && Array.isArray(p.mcpServers);
 }
 
+function agentName() {
+  const file = join(process.env.HOME ?? '.', '.fake', 'agent-name');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : 'fake-agent';
+}
+
 function onRequest(id, method, params) {
   if (!initialized && method !== 'initialize') {
     if (flaw === 'silent-before-initialize') return;
@@ -190,6 +210,10 @@ function onRequest(id, method, params) {
     case 'initialize': {
       if (!Number.isInteger(params?.protocolVersion))
         return respondError(id, -32602, 'Invalid params: protocolVersion');
+      const ran = join(process.env.HOME ?? '.', '.fake-ran');
+      if (flaw === 'first-run-only' && existsSync(ran))
+        return respondError(id, -32603, `fake agent: ${ran} exists, this HOME was used by an earlier check`);
+      writeFileSync(ran, `${process.pid}\n`);
       initialized = true;
       const version = flaw === 'version-2' ? 2 : Math.min(params.protocolVersion, 1);
       return respond(id, {
@@ -203,11 +227,17 @@ function onRequest(id, method, params) {
                   sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
                 }),
               },
-        ...(flaw !== 'no-agent-info' && { agentInfo: { name: 'fake-agent', version: '1.0.0' } }),
+        ...(flaw !== 'no-agent-info' && { agentInfo: { name: agentName(), version: '1.0.0' } }),
         authMethods: [],
       });
     }
     case 'session/new': {
+      if (process.env.FAKE_POISON !== undefined)
+        return respondError(
+          id,
+          -32603,
+          `fake agent: the inherited FAKE_POISON=${process.env.FAKE_POISON} broke session/new`,
+        );
       if (!validSession(params) && flaw !== 'no-param-validation')
         return respondError(id, -32602, 'Invalid params: cwd, mcpServers');
       const sessionId =
@@ -300,6 +330,15 @@ function onRequest(id, method, params) {
       if (!existsSync(sessionFile(String(params?.sessionId))))
         return respondError(id, -32002, 'Resource not found: session');
       const promptText = (params.prompt ?? []).map((b) => b.text ?? '').join('');
+      // FAKE_MODEL_URL: ask a model first (the answer is ignored), as an agent with a model would.
+      const model = process.env.FAKE_MODEL_URL;
+      if (model) {
+        const body = JSON.stringify({ messages: [{ role: 'user', content: promptText }], stream: false });
+        return void fetch(model, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+          .then((r) => r.text())
+          .catch(() => '')
+          .then(() => startTurn(id, params.sessionId, promptText));
+      }
       return startTurn(id, params.sessionId, promptText);
     }
     default:
