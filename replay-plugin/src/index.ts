@@ -6,7 +6,7 @@ import {
   resolveTools,
   type SessionHeader,
 } from '@acp-snapshot/session-log';
-import { z } from 'zod';
+import * as z from 'zod';
 import { deriveReplayScript, recordedRequests } from './derive.js';
 import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';

@@ -7,7 +7,7 @@ import {
   StreamChunk,
   Utf8Error,
 } from '@acp-snapshot/session-log';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExpectedCall, ReplayEntry } from './script.js';
 
 /** A replay.override.json that cannot be read or does not match the schema. */
