@@ -1,8 +1,8 @@
 // `npm run bench -- suite`: the snapshot suite over the committed corpus (2 workers).
 // - suiteWallMs: `npx playwright test` (guards + replay), one run.
-// - perScenarioWallMs: `npx playwright test --project=replay` wall ÷ scenarios (median of 2 green runs).
+// - perScenarioWallMs: `npx playwright test --project=replay` wall ÷ scenarios.
 // - perScenarioMedianMs, harnessOverheadMs: per test, its duration and its duration minus its agent processes'
-//   lifetime (the replay spec's `agent-process-ms` annotation), medians over the green replay runs.
+//   lifetime (the replay spec's `agent-process-ms` annotation), medians over the green replay run.
 // - redRunRatio: the same replay run with one word of our agent's system prompt changed (a copy of agent/dist
 //   and agent/config.json, named by ACP_SNAPSHOT_AGENT_DIST), so every scenario of our agent drifts and fails,
 //   ÷ the green replay wall. workerStartMs: what a test that starts in a fresh worker (a failed test's worker is
@@ -104,10 +104,9 @@ export async function run(): Promise<void> {
     if (full.status !== 0)
       throw new Error(`bench suite: npx playwright test failed (exit ${full.status}); fix the suite first`);
     const redDist = redAgent(out);
-    // Green, red, green: the red run sits between the two it is compared with.
-    const green = [playwright(['--project=replay'], join(out, 'green-1'))];
+    // One green and one red replay run, back to back (a second green run would add ~15 s to `npm run bench`).
+    const green = [playwright(['--project=replay'], join(out, 'green'))];
     const red = playwright(['--project=replay'], join(out, 'red'), { ACP_SNAPSHOT_AGENT_DIST: redDist });
-    green.push(playwright(['--project=replay'], join(out, 'green-2')));
     for (const g of green)
       if (g.status !== 0) throw new Error(`bench suite: the replay run failed (exit ${g.status})`);
     const failed = red.results.filter((r) => r.status !== 'passed').length;
@@ -116,7 +115,7 @@ export async function run(): Promise<void> {
     const timed = green.flatMap((g) => g.results).filter((r) => !Number.isNaN(agentMs(r)));
     const greenWall = median(green.map((g) => g.wallMs));
     const gaps = freshWorkerGaps(red.results);
-    const sameWorkerGaps = green.flatMap((g) => freshWorkerGapsAll(g.results));
+    const betweenTests = green.flatMap((g) => sameWorkerGaps(g.results));
     writeResults('suite', {
       scenarios,
       suiteWallMs: full.wallMs,
@@ -126,7 +125,7 @@ export async function run(): Promise<void> {
       redRunRatio: Math.round((red.wallMs / greenWall) * 100) / 100,
       redRunFailed: failed,
       workerStartMs: gaps.length ? median(gaps) : 0,
-      testGapMs: sameWorkerGaps.length ? median(sameWorkerGaps) : 0,
+      testGapMs: betweenTests.length ? median(betweenTests) : 0,
     });
     console.log(
       `replay walls: green ${green.map((g) => g.wallMs).join(', ')} ms, red ${red.wallMs} ms; ` +
@@ -140,7 +139,7 @@ export async function run(): Promise<void> {
 }
 
 /** Gaps between consecutive tests of one worker (no restart between them), for comparison. */
-function freshWorkerGapsAll(results: JsonResult[]): number[] {
+function sameWorkerGaps(results: JsonResult[]): number[] {
   const byWorker = new Map<number, JsonResult[]>();
   for (const r of results) byWorker.set(r.workerIndex, [...(byWorker.get(r.workerIndex) ?? []), r]);
   const gaps: number[] = [];
