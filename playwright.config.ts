@@ -12,10 +12,18 @@ import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;
 
+/**
+ * Our agent's built copy: the repository's, or ACP_SNAPSHOT_AGENT_DIST (a copy whose `../config.json` differs:
+ * the suite bench's red run changes a word of its system prompt).
+ */
+const agentDist = process.env.ACP_SNAPSHOT_AGENT_DIST
+  ? resolve(process.env.ACP_SNAPSHOT_AGENT_DIST)
+  : join(REPO_ROOT, 'agent/dist');
+
 /** The agent under test, by command line only (the harness never imports agent/ code). */
 const agent = (overlay: string) => [
   process.execPath,
-  join(REPO_ROOT, 'agent/dist/main.js'),
+  join(agentDist, 'main.js'),
   '--overlay',
   join(REPO_ROOT, 'agent/overlays', overlay),
 ];
@@ -104,7 +112,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       name: 'record-emulator',
       default: false,
       testDir: './e2e',
-      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts'],
+      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts', 'shard.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },

@@ -1,6 +1,15 @@
 // Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
 // session-log is external everywhere so the agent and every plugin share one copy of it at run time.
-import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -15,11 +24,36 @@ const HARNESS_ALIAS = {
   '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
   '@acp-snapshot/emulator': join(root, 'emulator/src/index.ts'),
 };
+/** How the agent is bundled (shared with the SDK floor of the agent bench). */
+const AGENT_BUNDLE = {
+  splitting: true,
+  external: [],
+  alias: {
+    '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
+    '@acp-snapshot/llm-replay': join(root, 'replay-plugin/src/index.ts'),
+  },
+};
 const entries = [
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
-  { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
-  { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
+  // The agent and its bundled plugins: one build with code splitting, so the ACP SDK, zod and session-log
+  // are one copy in shared chunks (one module each to load, not zod's ~70 files from node_modules), and a
+  // mode loads only its own plugin (replay never loads `openai`, record never loads the replay code).
+  {
+    in: {
+      main: 'agent/src/main.ts',
+      'plugins/openai-compatible': 'agent/src/llm/openai-compatible.ts',
+    },
+    outdir: 'agent/dist',
+    banner: '#!/usr/bin/env node',
+    ...AGENT_BUNDLE,
+  },
+  // The agent bench's "SDK floor": a minimal agent on the same SDK, bundled exactly like the agent.
+  {
+    in: { agent: 'scripts/bench/sdk-floor/agent.ts' },
+    outdir: 'scripts/bench/sdk-floor/dist',
+    ...AGENT_BUNDLE,
+  },
   { in: 'emulator/src/index.ts', out: 'emulator/dist/index.js' },
   { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
   { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
@@ -42,14 +76,34 @@ const entries = [
   },
 ];
 
+const chunkFirst = (path) => (path.includes('/chunks/') ? 0 : 1);
+
+/** Removes chunks of earlier builds, once no agent started before this build can still be loading them. */
+function removeStaleChunks(dir, current) {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (!current.has(path) && Date.now() - statSync(path).mtimeMs > 10 * 60_000)
+      rmSync(path, { force: true });
+  }
+}
+
 const started = Date.now();
+const sources = (e) => (typeof e.in === 'string' ? [e.in] : Object.values(e.in));
 await Promise.all(
   entries
-    .filter((e) => existsSync(join(root, e.in)))
+    .filter((e) => sources(e).every((s) => existsSync(join(root, s))))
     .map((e) =>
       build({
-        entryPoints: [join(root, e.in)],
-        outfile: join(root, e.out),
+        ...(typeof e.in === 'string'
+          ? { entryPoints: [join(root, e.in)], outfile: join(root, e.out) }
+          : {
+              entryPoints: Object.fromEntries(Object.entries(e.in).map(([k, v]) => [k, join(root, v)])),
+              outdir: join(root, e.outdir),
+              splitting: e.splitting,
+              // Content-hashed: an agent still running the previous main.js finds the chunks it imports.
+              chunkNames: 'chunks/[name]-[hash]',
+            }),
         // Written in memory, then renamed into place: an agent process starting during a rebuild
         // (a concurrent test run) must see the old bundle or the new one, never half a file.
         write: false,
@@ -74,7 +128,9 @@ await Promise.all(
           js: `${e.banner ? `${e.banner}\n` : ''}import { createRequire as __acpCreateRequire } from 'node:module'; const require = __acpCreateRequire(import.meta.url);`,
         },
       }).then((result) => {
-        for (const file of result.outputFiles) {
+        // Chunks before the entries that import them.
+        const files = [...result.outputFiles].sort((a, b) => chunkFirst(a.path) - chunkFirst(b.path));
+        for (const file of files) {
           mkdirSync(dirname(file.path), { recursive: true });
           const tmp = `${file.path}.${process.pid}.tmp`;
           writeFileSync(tmp, file.contents);
@@ -82,6 +138,7 @@ await Promise.all(
           if (e.banner && file.path.endsWith('.js')) chmodSync(tmp, 0o755);
           renameSync(tmp, file.path);
         }
+        if (e.outdir) removeStaleChunks(join(root, e.outdir, 'chunks'), new Set(files.map((f) => f.path)));
       }),
     ),
 );

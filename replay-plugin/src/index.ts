@@ -9,7 +9,7 @@ import {
   resolveTools,
   type SessionHeader,
 } from '@acp-snapshot/session-log';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';
 import { ReplayPlayer, type Timing } from './player.js';

@@ -1,7 +1,8 @@
-// Agent cold start: spawn to initialize response, against `node -e 0`, interleaved, median of RUNS.
+// Agent cold start: spawn to initialize response, against `node -e 0` and against the SDK floor (a minimal
+// agent on the same SDK, bundled the same way), interleaved, median of RUNS.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildHeader, serializeLog } from '@acp-snapshot/session-log';
 import { median, writeResults } from './_results.js';
@@ -17,11 +18,15 @@ function timeBareNode(): Promise<number> {
   });
 }
 
-/** Spawns the agent with the replay overlay, sends initialize, resolves when its response line arrives. */
-function timeAgentInitialize(env: NodeJS.ProcessEnv): Promise<number> {
+const AGENT = ['agent/dist/main.js', '--overlay', 'agent/overlays/replay.json'];
+/** A minimal agent on the same SDK, bundled the same way (scripts/bench/sdk-floor/agent.ts, by scripts/build.mjs). */
+const SDK_FLOOR = ['scripts/bench/sdk-floor/dist/agent.js'];
+
+/** Spawns an agent (`args` to node), sends initialize, resolves when its response line arrives. */
+function timeAgentInitialize(env: NodeJS.ProcessEnv, args = AGENT): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['agent/dist/main.js', '--overlay', 'agent/overlays/replay.json'], {
+    const child = spawn(process.execPath, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
       env,
     });
@@ -63,20 +68,34 @@ export async function run(): Promise<void> {
   };
   // The replay plugin reads its fixture at start-up: give it a header-only log (a scenario with no model call).
   writeFileSync(env.ACP_SNAPSHOT_FIXTURE, serializeLog([{ event: buildHeader() }]));
-  // One warm-up of each so the OS file cache is in the same state for both.
+  if (!existsSync(SDK_FLOOR[0]!))
+    throw new Error(`bench agent: ${SDK_FLOOR[0]} is missing; run \`npm run build\``);
+  // One warm-up of each so the OS file cache is in the same state for all three.
   await timeBareNode();
   await timeAgentInitialize(env);
+  await timeAgentInitialize(env, SDK_FLOOR);
   const agent: number[] = [];
   const bare: number[] = [];
+  const floor: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     bare.push(await timeBareNode());
     agent.push(await timeAgentInitialize(env));
+    floor.push(await timeAgentInitialize(env, SDK_FLOOR));
   }
-  const agentColdStartMs = Math.round(median(agent) * 10) / 10;
-  const nodeBareStartMs = Math.round(median(bare) * 10) / 10;
+  const ms = (values: number[]) => Math.round(median(values) * 10) / 10;
+  const agentColdStartMs = ms(agent);
+  const nodeBareStartMs = ms(bare);
+  const sdkFloorMs = ms(floor);
   writeResults('agent', {
     agentColdStartMs,
     nodeBareStartMs,
     coldStartRatio: Math.round((agentColdStartMs / nodeBareStartMs) * 100) / 100,
+    sdkFloorMs,
+    coldStartVsSdkFloor: Math.round((agentColdStartMs / sdkFloorMs) * 100) / 100,
   });
+  console.log(
+    `load average: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The format name written in every session log header. */
 export const LOG_FORMAT = 'acp-snapshot/session-log';

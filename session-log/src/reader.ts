@@ -53,22 +53,31 @@ export async function* readLogBatches(
   try {
     for await (const raw of source as AsyncIterable<Buffer>) {
       const out: LogRecord[] = [];
-      let start = 0;
-      for (;;) {
-        const nl = raw.indexOf(10, start);
-        if (nl === -1) break;
-        const part = raw.subarray(start, nl);
-        const buf = pending.length ? Buffer.concat([...pending, part]) : part;
+      const last = raw.lastIndexOf(10);
+      if (last !== -1) {
+        // Every complete line of the block at once: one UTF-8 check and one decode of the bytes, not one
+        // per line (a multi-byte character never straddles a newline byte).
+        const part = raw.subarray(0, last);
+        let bytes = pending.length ? Buffer.concat([...pending, part]) : part;
         pending = [];
-        line++;
-        start = nl + 1;
-        if (!isUtf8(buf)) throw notUtf8(path, line, buf);
-        let text = buf.toString('utf8');
-        if (text.endsWith('\r')) text = text.slice(0, -1);
-        if (text.trim() === '') continue;
-        dec.decode(parseLine(text, path, line), line, out);
+        // Not UTF-8: the lines before the bad one are still decoded first, so the first bad line is reported.
+        const bad = isUtf8(bytes) ? undefined : notUtf8(path, line, bytes);
+        if (bad) bytes = bytes.subarray(0, lineOffset(bytes, bad.line - line - 1));
+        const block = bytes.toString('utf8');
+        let start = 0;
+        for (;;) {
+          const nl = block.indexOf('\n', start);
+          const end = nl === -1 ? block.length : nl;
+          line++;
+          let text = block.slice(start, end);
+          if (text.endsWith('\r')) text = text.slice(0, -1);
+          if (text.trim() !== '') dec.decode(parseLine(text, path, line), line, out);
+          if (nl === -1) break;
+          start = nl + 1;
+        }
+        if (bad) throw bad;
       }
-      if (start < raw.length) pending.push(Buffer.from(raw.subarray(start)));
+      if (last + 1 < raw.length) pending.push(Buffer.from(raw.subarray(last + 1)));
       recovered += out.length;
       if (out.length) yield out;
     }
@@ -115,9 +124,20 @@ export async function* readLogBatches(
   }
 }
 
-/** A complete line that is not UTF-8: corruption (an agent's JSON writer never produces it), not a torn tail. */
-function notUtf8(path: string, line: number, bytes: Buffer): LogFormatError {
-  const p = findInvalidUtf8(bytes) ?? { column: 1, byte: bytes[0] ?? 0 };
+/** The byte offset where line `n` (0-based) of `bytes` starts. */
+function lineOffset(bytes: Buffer, n: number): number {
+  let at = 0;
+  for (let i = 0; i < n; i++) at = bytes.indexOf(10, at) + 1;
+  return at;
+}
+
+/**
+ * Complete lines that are not UTF-8 (the first after line `before`): corruption (an agent's JSON writer
+ * never produces it), not a torn tail.
+ */
+function notUtf8(path: string, before: number, bytes: Buffer): LogFormatError {
+  const p = findInvalidUtf8(bytes) ?? { line: 1, column: 1, byte: bytes[0] ?? 0 };
+  const line = before + p.line;
   return new LogFormatError(
     utf8ProblemMessage(
       `${path}:${line}`,

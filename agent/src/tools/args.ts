@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { failure } from './outcome.js';
 import type { ToolOutcome } from './types.js';
 

@@ -1,6 +1,5 @@
 import { cutText } from '@acp-snapshot/session-log';
-import { execa } from 'execa';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, textContent } from './outcome.js';
 import { pathKind } from './paths.js';
@@ -73,6 +72,9 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
       if (ctx.signal.aborted) return failure('Cancelled: the command was not started.');
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
+      // Imported on first use: execa and its dependencies are a third of the agent's bundle, and a replayed
+      // scenario that runs no command should not pay for loading them at start-up.
+      const { execa } = await import('execa');
       const subprocess = execa('/bin/bash', ['-c', WATCHDOG, 'bash', command], {
         cwd: ctx.cwd,
         env,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, parseArgs } from './args.js';
 import { failure, messageOf, textContent } from './outcome.js';
 import { displayPath, pathLocations, resolvePath, titlePath } from './paths.js';

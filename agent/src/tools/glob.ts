@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, messageOf, success } from './outcome.js';
 import { displayPath, pathKind, resolvePath } from './paths.js';

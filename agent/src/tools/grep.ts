@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { cutText } from '@acp-snapshot/session-log';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, messageOf, textContent } from './outcome.js';
 import { displayPath, pathKind, resolvePath } from './paths.js';

@@ -1,5 +1,5 @@
 import { cutText } from '@acp-snapshot/session-log';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, parseArgs } from './args.js';
 import { failure, success } from './outcome.js';
 import { displayPath, pathLocations, resolvePath, titlePath } from './paths.js';

@@ -1,5 +1,3 @@
-import { glob } from 'tinyglobby';
-
 /** Directories never searched: dependency trees and VCS internals are noise for the model. */
 export const SKIPPED_DIRECTORIES = ['node_modules', '.git'] as const;
 
@@ -13,6 +11,8 @@ export function byCodeUnit(a: string, b: string): number {
  * Dotfiles are included; node_modules and .git are skipped; symlinks are not followed (no cycles).
  */
 export async function findFiles(root: string, pattern: string, signal?: AbortSignal): Promise<string[]> {
+  // Imported on first use (tinyglobby, picomatch, fdir): not every session searches files.
+  const { glob } = await import('tinyglobby');
   const files = await glob(pattern, {
     cwd: root,
     dot: true,

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, parseArgs } from './args.js';
 import { failure, messageOf, textContent } from './outcome.js';
 import { displayPath, pathKind, pathLocations, resolvePath, titlePath } from './paths.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLIP_LENGTH, clipText } from '../clip.js';
 import { RequestFingerprint, StreamChunk } from '../events.js';
 import { handWrittenFileText, Utf8Error } from '../utf8.js';
