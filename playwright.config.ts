@@ -70,7 +70,7 @@ export default defineConfig<SnapshotOptions>({
       default: false,
       testDir: '.',
       testMatch: [
-        '{session-log,replay-plugin,agent,harness}/src/**/*.test.ts',
+        '{session-log,replay-plugin,agent,harness,model-http}/src/**/*.test.ts',
         'agent/test/**/*.spec.ts',
         'scripts/**/*.test.ts',
         'e2e/**/*.test.ts',

@@ -9,6 +9,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entries = [
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
+  { in: 'model-http/src/index.ts', out: 'model-http/dist/index.js' },
   { in: 'agent/src/llm/openai-compatible.ts', out: 'agent/dist/plugins/openai-compatible.js' },
   { in: 'agent/src/main.ts', out: 'agent/dist/main.js', banner: '#!/usr/bin/env node' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
