@@ -4,6 +4,7 @@
  * session-log (roots.ts), with claude's dashed spelling of each directory added; dates, ids (by JSON
  * path or pattern) and custom functions are pluggable. Headers are ignored unless named.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   canonicalJson,
@@ -58,21 +59,22 @@ const WEEKDAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?
 const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
 const TIME = '\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:\\s?[AaPp][Mm])?';
 /** Date spellings agents put in prompts, most specific first (one alternation, so one pass per string). */
-const DATE = new RegExp(
-  [
-    // ISO: 2026-12-01, 2026-12-01T14:12:44.123Z, 2026-12-01 14:12:44+01:00
-    `\\b\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?![\\d])`,
-    // Date.toString(): Tue Dec 01 2026 14:12:44 GMT+0000 (Coordinated Universal Time)
-    `\\b${WEEKDAY} ${MONTH} \\d{2} \\d{4}(?: ${TIME}(?: GMT[+-]\\d{4})?(?: \\([^)]*\\))?)?`,
-    // Tuesday, December 1, 2026 (at 2:12 PM) / December 1st, 2026
-    `\\b(?:${WEEKDAY},? )?${MONTH}\\.? ${DAY},? \\d{4}(?:,? (?:at )?${TIME})?`,
-    // Tuesday, 1 December 2026 / 1 Dec 2026
-    `\\b(?:${WEEKDAY},? )?${DAY} ${MONTH}\\.?,? \\d{4}`,
-    // 12/1/2026, 1.12.2026
-    `\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{4}\\b`,
-  ].join('|'),
-  'g',
-);
+const DATE_FORMS = [
+  // ISO: 2026-12-01, 2026-12-01T14:12:44.123Z, 2026-12-01 14:12:44+01:00
+  `\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?![\\d])`,
+  // Date.toString(): Tue Dec 01 2026 14:12:44 GMT+0000 (Coordinated Universal Time)
+  `${WEEKDAY} ${MONTH} \\d{2} \\d{4}(?: ${TIME}(?: GMT[+-]\\d{4})?(?: \\([^)]*\\))?)?`,
+  // Tuesday, December 1, 2026 (at 2:12 PM) / December 1st, 2026
+  `(?:${WEEKDAY},? )?${MONTH}\\.? ${DAY},? \\d{4}(?:,? (?:at )?${TIME})?`,
+  // Tuesday, 1 December 2026 / 1 Dec 2026
+  `(?:${WEEKDAY},? )?${DAY} ${MONTH}\\.?,? \\d{4}`,
+  // 12/1/2026, 1.12.2026
+  `\\d{1,2}[/.]\\d{1,2}[/.]\\d{4}\\b`,
+];
+// The lookahead on the first character lets the engine skip most positions without trying each form.
+const DATE = new RegExp(`\\b(?=[\\dMTWFSJAOND])(?:${DATE_FORMS.join('|')})`, 'g');
+/** Every spelling above holds a four-digit year: strings without one are skipped at once. */
+const YEAR = /\d{4}/;
 // What follows "Today's date is" up to the sentence end is a date in whatever spelling.
 const TODAY =
   /(\b(?:Today's date is|Today is|Current date:|The current date is)\s*)([^.\n]{4,40}?)(?=\.(?:\s|$)|\n|$)/gi;
@@ -104,6 +106,8 @@ export class RequestNormalizer {
   readonly replacer: RootReplacer;
   /** This run's roots with their dashed spellings, for hydrating recorded frames. */
   readonly hydration: VolatileRoots;
+  /** Every text a root is spelled as: a string holding none of them is left alone without running the rule. */
+  private readonly spellings: string[];
   private readonly pathIds: Array<{ path: Segment[]; name: string }> = [];
   private readonly patternIds: Array<{ re: RegExp; name: string }> = [];
   private readonly headerNames: string[];
@@ -115,6 +119,7 @@ export class RequestNormalizer {
         if (text.startsWith('/')) spellings.push([`${name}Dashed`, dashedPath(text)]);
     }
     this.replacer = new RootReplacer(spellings);
+    this.spellings = [...new Set(spellings.map(([, text]) => text))];
     this.hydration = { ...options.roots };
     if (options.dashed !== false)
       for (const [name, value] of Object.entries(options.roots ?? {}))
@@ -135,7 +140,7 @@ export class RequestNormalizer {
 
   /** One string with roots, pattern ids and dates replaced; `seen` numbers pattern ids within one request. */
   text(s: string, seen: Map<string, string> = new Map()): string {
-    let out = this.replacer.text(s);
+    let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
     for (const { re, name } of this.patternIds) {
       out = out.replace(re, (m) => {
         const key = `${name}\u0000${m}`;
@@ -150,30 +155,53 @@ export class RequestNormalizer {
       });
     }
     if (this.options.dates !== false && /\d/.test(out)) {
-      out = out.replace(TODAY, (_, lead: string) => `${lead}{{date}}`).replace(DATE, '{{date}}');
+      if (/oday|ODAY|urrent date/.test(out)) out = out.replace(TODAY, (_, lead: string) => `${lead}{{date}}`);
+      if (YEAR.test(out)) out = out.replace(DATE, '{{date}}');
     }
     return out;
   }
 
-  /** A parsed body normalized (a new value). */
+  /**
+   * A parsed body normalized: a new value with its object keys sorted, so its plain JSON is canonical
+   * (see {@link fingerprint}).
+   */
   body(value: JsonValue): JsonValue {
     const seen = new Map<string, string>();
-    const walk = (x: JsonValue, at: string[]): JsonValue => {
-      if (this.pathIds.length) {
-        const id = this.pathIds.find((r) => matchesPath(r.path, at));
-        if (id && (typeof x === 'string' || typeof x === 'number')) return `{{${id.name}}}`;
+    const ids = this.pathIds;
+    // The path of the value being walked, kept only when id rules need it (one array, pushed and popped).
+    const at: string[] = [];
+    const walk = (x: JsonValue): JsonValue => {
+      if (typeof x === 'string' || typeof x === 'number') {
+        const id = ids.length ? ids.find((r) => matchesPath(r.path, at)) : undefined;
+        if (id) return `{{${id.name}}}`;
+        return typeof x === 'string' ? this.text(x, seen) : x;
       }
-      if (typeof x === 'string') return this.text(x, seen);
-      if (Array.isArray(x)) return x.map((v, i) => walk(v, this.pathIds.length ? [...at, String(i)] : at));
+      if (Array.isArray(x)) {
+        if (!ids.length) return x.map(walk);
+        return x.map((v, i) => {
+          at.push(String(i));
+          const r = walk(v);
+          at.pop();
+          return r;
+        });
+      }
       if (x && typeof x === 'object') {
         const out: { [key: string]: JsonValue } = {};
-        for (const k of Object.keys(x)) defineKey(out, k, walk(x[k]!, this.pathIds.length ? [...at, k] : at));
+        for (const k of Object.keys(x).sort()) {
+          if (ids.length) at.push(k);
+          defineKey(out, k, walk(x[k]!));
+          if (ids.length) at.pop();
+        }
         return out;
       }
       return x;
     };
-    let out = walk(value, []);
-    for (const fn of this.options.custom ?? []) out = fn(out);
+    let out = walk(value);
+    if (this.options.custom?.length) {
+      for (const fn of this.options.custom) out = fn(out);
+      out = JSON.parse(canonicalJson(out)) as JsonValue;
+    }
+    SORTED.add(out as object);
     return out;
   }
 
@@ -194,11 +222,11 @@ export class RequestNormalizer {
       out.headers = picked;
     }
     if (raw.length === 0) return out;
-    const text = raw.toString('utf8');
-    if (!Buffer.from(text, 'utf8').equals(raw)) {
+    if (!isUtf8(raw)) {
       out.base64 = raw.toString('base64');
       return out;
     }
+    const text = raw.toString('utf8');
     let parsed: JsonValue | undefined;
     try {
       parsed = JSON.parse(text) as JsonValue;
@@ -225,7 +253,21 @@ function matchesPath(pattern: Segment[], at: string[]): boolean {
   return go(0, 0);
 }
 
-/** sha256 hex of the canonical (sorted-key) JSON of a normalized request: what replay matches on. */
+// Bodies the normalizer built (keys already sorted): their plain JSON is canonical, no second sort needed.
+const SORTED = new WeakSet<object>();
+
+/**
+ * sha256 hex of the canonical JSON (keys sorted at every depth) of a normalized request: what replay
+ * matches on. Method and path are part of it, headers only when configured.
+ */
 export function fingerprint(request: NormalizedRequest): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+  const { body, ...rest } = request;
+  const head = canonicalJson(rest);
+  const tail =
+    body === undefined
+      ? ''
+      : body && typeof body === 'object' && SORTED.has(body)
+        ? JSON.stringify(body)
+        : canonicalJson(body);
+  return createHash('sha256').update(head).update('\n').update(tail).digest('hex');
 }

@@ -86,3 +86,61 @@ export function requestFor(format: WireFormat, t: Turn): { path: string; body: R
 export function answerDeltas(cwd: string): string[] {
   return ['I read ', cwd.slice(0, 11), `${cwd.slice(11)}/notes.txt`, ': 你好, 世界', ' 🎉 done.'];
 }
+
+/**
+ * An ~80 KB Chat Completions request shaped like qwen-code's first turn: a 26 KB system prompt, 17 tool
+ * schemas, a reminder with the date, OS, cwd and a folder listing.
+ */
+export function largeChatRequest(cwd: string, date: string): { path: string; body: Record<string, unknown> } {
+  const prose = (topic: string, n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) =>
+        `${topic} ${i + 1}: read the surrounding code before changing it, follow the project's conventions, keep changes small and explain them briefly; prefer the existing helpers over new ones.`,
+    ).join('\n');
+  const system = [
+    'You are an interactive CLI agent specializing in software engineering tasks.',
+    prose('Rule', 150),
+    `Never write outside ${cwd}; paths you pass to tools are absolute, such as ${cwd}/src/index.ts.`,
+    prose('Guideline', 70),
+  ].join('\n\n');
+  const tools = Array.from({ length: 17 }, (_, i) => ({
+    type: 'function',
+    function: {
+      name: `tool_${i}`,
+      description: `Tool ${i}. ${prose('Usage note', 9)}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          absolute_path: {
+            type: 'string',
+            description: `An absolute path inside the workspace, e.g. ${cwd}/README.md.`,
+          },
+          content: { type: 'string', description: 'The full content to write.' },
+          offset: { type: 'number', description: 'The 0-based line to start from.' },
+        },
+        required: ['absolute_path'],
+      },
+    },
+  }));
+  const listing = Array.from({ length: 40 }, (_, i) => `  ${i % 3 ? 'src' : 'test'}/module-${i}.ts`).join(
+    '\n',
+  );
+  const reminder = `This is the Qwen Code. We are setting up the context for our chat.\nToday's date is ${date}.\nMy operating system is: linux\nI'm currently working in the directory: ${cwd}\nShowing up to 200 items (files + folders).\n${cwd}/\n${listing}`;
+  return {
+    path: '/v1/chat/completions',
+    body: {
+      model: 'qwen3-coder-plus',
+      stream: true,
+      stream_options: { include_usage: true },
+      temperature: 0,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: reminder },
+        { role: 'assistant', content: 'Got it. Thanks for the context!' },
+        { role: 'user', content: 'Read README.md and summarize it.' },
+      ],
+      tools,
+    },
+  };
+}
