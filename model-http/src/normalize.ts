@@ -201,7 +201,7 @@ export class RequestNormalizer {
       for (const fn of this.options.custom) out = fn(out);
       out = JSON.parse(canonicalJson(out)) as JsonValue;
     }
-    SORTED.add(out as object);
+    if (out && typeof out === 'object') SORTED.add(out);
     return out;
   }
 
