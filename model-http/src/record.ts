@@ -106,7 +106,10 @@ export async function recordOne(
     upstream = await fetch(url, {
       method: request.method,
       headers: forwardHeaders(req, ctx, key),
-      body: request.method === 'GET' || request.method === 'HEAD' || body.length === 0 ? undefined : body,
+      body:
+        request.method === 'GET' || request.method === 'HEAD' || body.length === 0
+          ? undefined
+          : Uint8Array.from(body),
       redirect: 'manual',
       signal: abort.signal,
     });
@@ -124,11 +127,10 @@ export async function recordOne(
   const reads: Received[] = [];
   let aborted = false;
   try {
-    if (upstream.body) {
-      for await (const chunk of upstream.body) {
-        reads.push({ bytes: chunk, atMs: Math.round(performance.now() - started) });
-        res.write(chunk);
-      }
+    const reader = upstream.body?.getReader();
+    for (let r = await reader?.read(); r && !r.done; r = await reader!.read()) {
+      reads.push({ bytes: r.value, atMs: Math.round(performance.now() - started) });
+      res.write(r.value);
     }
   } catch (e) {
     if (!clientClosed) {
