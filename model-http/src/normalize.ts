@@ -74,46 +74,70 @@ const DATE_FORMS = [
 // The lookahead on the first character lets the engine skip most positions without trying each form.
 const DATE = new RegExp(`\\b(?=[\\dMTWFSJAOND])(?:${DATE_FORMS.join('|')})`, 'g');
 
+// What follows "Today's date is" up to the sentence end is a date in whatever spelling.
+const TODAY =
+  /(\b(?:Today's date is|Current date:|The current date is)\s*)([^.\n]{4,40}?)(?=\.(?:\s|$)|\n|$)/gi;
+
 const isDigit = (s: string, i: number) =>
   i >= 0 && i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
 
+/** Offsets of every occurrence of `needles` in `s` (indexOf: native, fast on a 40 KB prompt where a regex scan is not). */
+function occurrences(s: string, needles: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const n of needles) for (let p = s.indexOf(n); p >= 0; p = s.indexOf(n, p + 1)) out.push(p);
+  return out;
+}
+
 /**
- * `s` with its dates replaced. Every spelling holds a year (19xx or 20xx), found with indexOf (native,
- * fast on a 40 KB prompt where a regex scan is not); the date pattern then runs only in a window around
- * each year, widened to whitespace so its word boundaries are those of the whole string.
+ * `s` with `re` replaced only in windows around `anchors` (a pattern's mandatory part found cheaply),
+ * each widened back to whitespace so the pattern's word boundaries are those of the whole string.
  */
-function replaceDates(s: string): string {
-  const windows: Array<[number, number]> = [];
-  for (const century of ['19', '20']) {
-    for (let p = s.indexOf(century); p >= 0; p = s.indexOf(century, p + 1)) {
-      if (!isDigit(s, p + 2) || !isDigit(s, p + 3) || isDigit(s, p + 4) || isDigit(s, p - 1)) continue;
-      let from = Math.max(0, p - 48);
-      while (from > 0 && from > p - 80 && !/\s/.test(s[from - 1]!)) from--;
-      windows.push([from, Math.min(s.length, p + 80)]);
-    }
-  }
-  if (windows.length === 0) return s;
-  windows.sort((a, b) => a[0] - b[0]);
+function replaceNear(
+  s: string,
+  anchors: number[],
+  before: number,
+  after: number,
+  replace: (chunk: string) => string,
+): string {
+  if (anchors.length === 0) return s;
+  anchors.sort((a, b) => a - b);
   let out = '';
   let at = 0;
-  let [from, to] = windows[0]!;
+  let from = -1;
+  let to = -1;
   const flush = () => {
-    out += s.slice(at, from) + s.slice(from, to).replace(DATE, '{{date}}');
+    if (from < 0) return;
+    out += s.slice(at, from) + replace(s.slice(from, to));
     at = to;
   };
-  for (const [f, t] of windows.slice(1)) {
+  for (const p of anchors) {
+    let f = Math.max(0, p - before);
+    while (f > 0 && f > p - before - 32 && !/\s/.test(s[f - 1]!)) f--;
+    const t = Math.min(s.length, p + after);
     if (f <= to) to = Math.max(to, t);
     else {
       flush();
-      [from, to] = [f, t];
+      [from, to] = [Math.max(f, at), t];
     }
   }
   flush();
   return out + s.slice(at);
 }
-// What follows "Today's date is" up to the sentence end is a date in whatever spelling.
-const TODAY =
-  /(\b(?:Today's date is|Today is|Current date:|The current date is)\s*)([^.\n]{4,40}?)(?=\.(?:\s|$)|\n|$)/gi;
+
+/** `s` with its dates replaced: every spelling holds a year (19xx or 20xx), so the pattern runs only near one. */
+function replaceDates(s: string): string {
+  const years = occurrences(s, ['19', '20']).filter(
+    (p) => isDigit(s, p + 2) && isDigit(s, p + 3) && !isDigit(s, p + 4) && !isDigit(s, p - 1),
+  );
+  return replaceNear(s, years, 48, 80, (chunk) => chunk.replace(DATE, '{{date}}'));
+}
+
+/** `s` with what follows "Today's date is" (and its kin) replaced: they all hold "date". */
+function replaceToday(s: string): string {
+  return replaceNear(s, occurrences(s, ['date', 'Date', 'DATE']), 24, 64, (chunk) =>
+    chunk.replace(TODAY, (_, lead: string) => `${lead}{{date}}`),
+  );
+}
 
 /** Claude's spelling of a directory in a file name: every character but ASCII letters and digits as `-`. */
 export function dashedPath(dir: string): string {
@@ -190,11 +214,7 @@ export class RequestNormalizer {
         return ph;
       });
     }
-    if (this.options.dates !== false) {
-      if (out.includes('oday') || out.includes('ODAY') || out.includes('urrent date'))
-        out = out.replace(TODAY, (_, lead: string) => `${lead}{{date}}`);
-      out = replaceDates(out);
-    }
+    if (this.options.dates !== false) out = replaceDates(replaceToday(out));
     return out;
   }
 
@@ -277,6 +297,12 @@ export class RequestNormalizer {
 }
 
 function matchesPath(pattern: Segment[], at: string[]): boolean {
+  // Most rules have no `**`: one length check rejects nearly every leaf without recursion.
+  if (!pattern.includes('**')) {
+    if (pattern.length !== at.length) return false;
+    for (let i = 0; i < pattern.length; i++) if (pattern[i] !== '*' && pattern[i] !== at[i]) return false;
+    return true;
+  }
   const go = (i: number, j: number): boolean => {
     if (i === pattern.length) return j === at.length;
     const seg = pattern[i]!;
