@@ -383,3 +383,25 @@ test('a cancelled stream is recorded as aborted; replay serves its frames and ho
   await expect(r2.read()).rejects.toThrow();
   expect(rep.verdict().ok).toBe(true);
 });
+
+test('timing: recorded offsets are kept with timing "recorded" and replay serves each frame no earlier than its offset', async () => {
+  const up = await upstream({ deltas: ['a', 'b', 'c'] });
+  const rec = await server({ mode: 'record', upstream: { baseUrl: up.url }, timing: 'recorded' });
+  const { path, body } = requestFor('openai-chat', turn(CWD_A, DAY_A, true));
+  await rawRequest(rec.url, 'POST', path, JSON.stringify(body));
+  const offsets = rec.exchanges[0]!.response.frames.map((f) => f.atMs);
+  expect(offsets.every((t) => Number.isInteger(t))).toBe(true);
+  expect([...offsets].sort((x, y) => x! - y!)).toEqual(offsets);
+
+  const frames = [
+    { text: 'data: {"n":1}\n\n', atMs: 0 },
+    { text: 'data: [DONE]\n\n', atMs: 120 },
+  ];
+  const exchange = { request: rec.exchanges[0]!.request, response: { status: 200, headers: {}, frames } };
+  const rep = await server({ mode: 'replay', exchanges: [exchange], timing: 'recorded' });
+  const started = performance.now();
+  const res = await rawRequest(rep.url, 'POST', path, JSON.stringify(body));
+  // Timers may fire up to a millisecond early (whole-millisecond granularity), never later than asked.
+  expect(performance.now() - started).toBeGreaterThanOrEqual(119);
+  expect(res.chunks.map(String)).toEqual(frames.map((f) => f.text));
+});
