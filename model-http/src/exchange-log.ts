@@ -234,7 +234,9 @@ export function parseExchanges(text: string, file: string, options: ParseOptions
       const issue = res.error.issues[0]!;
       throw new ExchangeLogError(file, i + 1, formatIssuePath(issue.path), issue.message, fix);
     }
-    const ex = res.data as Exchange;
+    // The parsed line, not zod's copy: zod rebuilds objects by assignment, which drops a `__proto__` key
+    // that JSON.parse keeps as data (and a request body may hold one).
+    const ex = raw as Exchange;
     if (ex.request.body !== undefined) ex.request.body = resolve(ex.request.body, 'request.body', i + 1);
     out.push(ex);
   }
