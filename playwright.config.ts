@@ -89,7 +89,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       default: false,
       testDir: '.',
       testMatch: [
-        '{session-log,replay-plugin,agent,harness,emulator}/src/**/*.test.ts',
+        '{session-log,replay-plugin,agent,harness,emulator,model-http}/src/**/*.test.ts',
         'agent/test/**/*.spec.ts',
         'scripts/**/*.test.ts',
         'e2e/**/*.test.ts',

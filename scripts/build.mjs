@@ -57,6 +57,7 @@ const entries = [
   { in: 'emulator/src/index.ts', out: 'emulator/dist/index.js' },
   { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
   { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
+  { in: 'model-http/src/index.ts', out: 'model-http/dist/index.js' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {

@@ -1,0 +1,73 @@
+import { RootReplacer } from '@acp-snapshot/session-log';
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { cutFrames, eventEnds, frameBytes, hydrateFrame, scrubFrames, toFrame } from './frames.js';
+import { cannedAnswer } from './testing/fake-upstream.js';
+import { answerDeltas, FORMATS } from './testing/requests.js';
+
+const CWD_A = '/tmp/acp-mh-AAAAAAAA/work';
+const CWD_B = '/tmp/acp-mh-BBBBBBBB/work';
+
+test('SSE events end at a blank line, whichever line terminator (LF, CRLF, CR) the upstream uses', () => {
+  const ends = (s: string) => eventEnds(Buffer.from(s));
+  expect(ends('data: a\n\ndata: b\n\n')).toEqual([9, 18]);
+  expect(ends('data: a\r\n\r\ndata: b\r\n\r\n')).toEqual([11, 22]);
+  expect(ends('data: a\r\rdata: b\r\r')).toEqual([9, 18]);
+  expect(ends('event: x\ndata: a\n\n: comment\n\ndata: tail')).toEqual([18, 29, 39]);
+  expect(ends('')).toEqual([]);
+});
+
+test('a stream is cut at event ends whatever the reads were; a frame takes the time of the read holding its end', () => {
+  const body = Buffer.from('data: 🎉\n\ndata: 你好\n\n');
+  const reads = [
+    { bytes: body.subarray(0, 8), atMs: 3 },
+    { bytes: body.subarray(8, 14), atMs: 7 },
+    { bytes: body.subarray(14), atMs: 9 },
+  ];
+  expect(cutFrames(reads, 'events', true, true)).toEqual([
+    { text: 'data: 🎉\n\n', atMs: 7 },
+    { text: 'data: 你好\n\n', atMs: 9 },
+  ]);
+  expect(cutFrames(reads, 'events', false, false)).toEqual([{ text: body.toString() }]);
+  // As received: the first read ends inside the emoji, so it is not UTF-8 alone and is kept as base64.
+  const received = cutFrames(reads, 'received', true, false);
+  expect(received[0]).toEqual({ base64: body.subarray(0, 8).toString('base64') });
+  expect(Buffer.concat(received.map(frameBytes))).toEqual(body);
+});
+
+test('property: frames hold the bytes exactly, text or base64', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+      expect(frameBytes(toFrame(bytes))).toEqual(Buffer.from(bytes));
+    }),
+  );
+});
+
+for (const format of FORMATS) {
+  test(`${format}: a cwd streamed over two events becomes slice placeholders, and hydrates into another run's cwd`, () => {
+    const a = cannedAnswer(format, answerDeltas(CWD_A), true).frames.map((text) => ({ text }));
+    const scrubbed = scrubFrames(a, RootReplacer.of({ cwd: CWD_A }));
+    const text = scrubbed.map((f) => ('text' in f ? f.text : '')).join('');
+    expect(text).not.toContain('acp-mh-');
+    expect(text).toContain('"{{cwd[0:11]}}"');
+    expect(text).toContain('"{{cwd[11:]}}/notes.txt"');
+    const b = cannedAnswer(format, answerDeltas(CWD_B), true).frames.map((t) => ({ text: t }));
+    expect(scrubbed.map((f) => hydrateFrame(f, { cwd: CWD_B }))).toEqual(b);
+    expect(scrubbed.map((f) => hydrateFrame(f, { cwd: CWD_A }))).toEqual(a);
+  });
+}
+
+test('scrubbing keeps the raw spelling around a root (spaces, escapes) and leaves base64 frames alone', () => {
+  const frames = [
+    { text: `data: { "text" : "see ${CWD_A}/a.txt", "n": "\\u00e9" }\n\n` },
+    { text: `data: not json ${CWD_A}\n\n` },
+    { base64: Buffer.from(CWD_A).toString('base64') },
+    { text: JSON.stringify({ output: `${CWD_A}/b` }) },
+  ];
+  expect(scrubFrames(frames, RootReplacer.of({ cwd: CWD_A }))).toEqual([
+    { text: 'data: { "text" : "see {{cwd}}/a.txt", "n": "\\u00e9" }\n\n' },
+    { text: 'data: not json {{cwd}}\n\n' },
+    frames[2],
+    { text: '{"output":"{{cwd}}/b"}' },
+  ]);
+});

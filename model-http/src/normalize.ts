@@ -1,0 +1,336 @@
+/**
+ * Request normalization: what of a model request is volatile between a recording and its replay is
+ * replaced by placeholders before the request is fingerprinted and stored. Roots use the one rule of
+ * session-log (roots.ts), with claude's dashed spelling of each directory added; dates, ids (by JSON
+ * path or pattern) and custom functions are pluggable. Headers are ignored unless named.
+ */
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import {
+  canonicalJson,
+  RootReplacer,
+  type RootSpelling,
+  rootAliases,
+  type VolatileRoots,
+} from '@acp-snapshot/session-log';
+import { AUTH_HEADERS, scrubPath } from './formats.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A volatile id: the value at a JSON path (`metadata.user_id`, `input[*].id`, `**.session_id`), or every match of a pattern. */
+export type IdRule = { path: string; name: string } | { pattern: string | RegExp; name: string };
+
+export interface NormalizeOptions {
+  /** This run's volatile roots (name -> directory, or word for `user`), replaced by `{{name}}`. */
+  roots?: VolatileRoots;
+  /**
+   * Spell every directory root also as claude does in its project-memory path (`/tmp/x/y` -> `-tmp-x-y`),
+   * replaced by `{{nameDashed}}`. Default true.
+   */
+  dashed?: boolean;
+  /** Replace dates (ISO, `Today's date is ...`, `Tuesday, December 1, 2026`...) by `{{date}}`. Default true. */
+  dates?: boolean;
+  /** Ids: a path rule replaces the whole value by `{{name}}`; a pattern rule each distinct match by `{{name#N}}`. */
+  ids?: readonly IdRule[];
+  /** Request headers that take part in matching (lower-case names); all others are ignored. Never credentials. */
+  headers?: readonly string[];
+  /** Applied last, to the parsed body, for what the rules above cannot say. */
+  custom?: ReadonlyArray<(body: JsonValue) => JsonValue>;
+}
+
+/** A request as it is stored and matched: credentials gone, volatile parts replaced. */
+export interface NormalizedRequest {
+  method: string;
+  /** Path and query, without credential parameters. */
+  path: string;
+  /** The configured headers only. */
+  headers?: Record<string, string>;
+  /** The body when it is JSON... */
+  body?: JsonValue;
+  /** ...else its text (normalized like any string)... */
+  text?: string;
+  /** ...else its bytes, when not UTF-8. */
+  base64?: string;
+}
+
+const MONTH =
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const WEEKDAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?';
+const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
+const TIME = '\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:\\s?[AaPp][Mm])?';
+/** Date spellings agents put in prompts, most specific first (one alternation, so one pass per string). */
+const DATE_FORMS = [
+  // ISO: 2026-12-01, 2026-12-01T14:12:44.123Z, 2026-12-01 14:12:44+01:00
+  `\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?![\\d])`,
+  // Date.toString(): Tue Dec 01 2026 14:12:44 GMT+0000 (Coordinated Universal Time)
+  `${WEEKDAY} ${MONTH} \\d{2} \\d{4}(?: ${TIME}(?: GMT[+-]\\d{4})?(?: \\([^)]*\\))?)?`,
+  // Tuesday, December 1, 2026 (at 2:12 PM) / December 1st, 2026
+  `(?:${WEEKDAY},? )?${MONTH}\\.? ${DAY},? \\d{4}(?:,? (?:at )?${TIME})?`,
+  // Tuesday, 1 December 2026 / 1 Dec 2026
+  `(?:${WEEKDAY},? )?${DAY} ${MONTH}\\.?,? \\d{4}`,
+  // 12/1/2026, 1.12.2026
+  `\\d{1,2}[/.]\\d{1,2}[/.]\\d{4}\\b`,
+];
+// The lookahead on the first character lets the engine skip most positions without trying each form.
+const DATE = new RegExp(`\\b(?=[\\dMTWFSJAOND])(?:${DATE_FORMS.join('|')})`, 'g');
+
+// What follows "Today's date is" up to the sentence end is a date in whatever spelling.
+const TODAY =
+  /(\b(?:Today's date is|Current date:|The current date is)\s*)([^.\n]{4,40}?)(?=\.(?:\s|$)|\n|$)/gi;
+
+const isDigit = (s: string, i: number) =>
+  i >= 0 && i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
+
+/** Offsets of every occurrence of `needles` in `s` (indexOf: native, fast on a 40 KB prompt where a regex scan is not). */
+function occurrences(s: string, needles: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const n of needles) for (let p = s.indexOf(n); p >= 0; p = s.indexOf(n, p + 1)) out.push(p);
+  return out;
+}
+
+/**
+ * `s` with `re` replaced only in windows around `anchors` (a pattern's mandatory part found cheaply),
+ * each widened back to whitespace so the pattern's word boundaries are those of the whole string.
+ */
+function replaceNear(
+  s: string,
+  anchors: number[],
+  before: number,
+  after: number,
+  replace: (chunk: string) => string,
+): string {
+  if (anchors.length === 0) return s;
+  anchors.sort((a, b) => a - b);
+  let out = '';
+  let at = 0;
+  let from = -1;
+  let to = -1;
+  const flush = () => {
+    if (from < 0) return;
+    out += s.slice(at, from) + replace(s.slice(from, to));
+    at = to;
+  };
+  for (const p of anchors) {
+    let f = Math.max(0, p - before);
+    while (f > 0 && f > p - before - 32 && !/\s/.test(s[f - 1]!)) f--;
+    const t = Math.min(s.length, p + after);
+    if (f <= to) to = Math.max(to, t);
+    else {
+      flush();
+      [from, to] = [Math.max(f, at), t];
+    }
+  }
+  flush();
+  return out + s.slice(at);
+}
+
+/** `s` with its dates replaced: every spelling holds a year (19xx or 20xx), so the pattern runs only near one. */
+function replaceDates(s: string): string {
+  const years = occurrences(s, ['19', '20']).filter(
+    (p) => isDigit(s, p + 2) && isDigit(s, p + 3) && !isDigit(s, p + 4) && !isDigit(s, p - 1),
+  );
+  return replaceNear(s, years, 48, 80, (chunk) => chunk.replace(DATE, '{{date}}'));
+}
+
+/** `s` with what follows "Today's date is" (and its kin) replaced: they all hold "date". */
+function replaceToday(s: string): string {
+  return replaceNear(s, occurrences(s, ['date', 'Date', 'DATE']), 24, 64, (chunk) =>
+    chunk.replace(TODAY, (_, lead: string) => `${lead}{{date}}`),
+  );
+}
+
+/** Claude's spelling of a directory in a file name: every character but ASCII letters and digits as `-`. */
+export function dashedPath(dir: string): string {
+  return dir.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** Sets an own key: a `__proto__` key (JSON.parse keeps it as data) stays a key. */
+export function defineKey(o: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
+type Segment = string; // a key, `*` (any key or index) or `**` (any depth)
+
+function parsePath(path: string): Segment[] {
+  return path
+    .replace(/\[(\*|\d+)\]/g, '.$1')
+    .split('.')
+    .filter((s) => s !== '');
+}
+
+/** Replaces roots, ids and dates in request bodies; build one per run (patterns compile once). */
+export class RequestNormalizer {
+  /** The roots rule of this run (with the dashed spellings): also what scrubs recorded frames. */
+  readonly replacer: RootReplacer;
+  /** This run's roots with their dashed spellings, for hydrating recorded frames. */
+  readonly hydration: VolatileRoots;
+  /** Every text a root is spelled as: a string holding none of them is left alone without running the rule. */
+  private readonly spellings: string[];
+  private readonly pathIds: Array<{ path: Segment[]; name: string }> = [];
+  private readonly patternIds: Array<{ re: RegExp; name: string }> = [];
+  private readonly headerNames: string[];
+
+  constructor(private readonly options: NormalizeOptions = {}) {
+    const spellings: RootSpelling[] = rootAliases(options.roots ?? {});
+    if (options.dashed !== false) {
+      for (const [name, text] of [...spellings])
+        if (text.startsWith('/')) spellings.push([`${name}Dashed`, dashedPath(text)]);
+    }
+    this.replacer = new RootReplacer(spellings);
+    this.spellings = [...new Set(spellings.map(([, text]) => text))];
+    this.hydration = { ...options.roots };
+    if (options.dashed !== false)
+      for (const [name, value] of Object.entries(options.roots ?? {}))
+        if (typeof value === 'string' && value.startsWith('/'))
+          this.hydration[`${name}Dashed`] = dashedPath(value.replace(/\/+$/, ''));
+    for (const rule of options.ids ?? []) {
+      if ('path' in rule) this.pathIds.push({ path: parsePath(rule.path), name: rule.name });
+      else {
+        const source = typeof rule.pattern === 'string' ? rule.pattern : rule.pattern.source;
+        this.patternIds.push({ re: new RegExp(source, 'g'), name: rule.name });
+      }
+    }
+    for (const h of options.headers ?? [])
+      if (AUTH_HEADERS.has(h.toLowerCase()))
+        throw new Error(`normalize.headers: "${h}" carries a credential and is never matched or stored`);
+    this.headerNames = (options.headers ?? []).map((h) => h.toLowerCase()).sort();
+  }
+
+  /** One string with roots, pattern ids and dates replaced; `seen` numbers pattern ids within one request. */
+  text(s: string, seen: Map<string, string> = new Map()): string {
+    let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
+    for (const { re, name } of this.patternIds) {
+      out = out.replace(re, (m) => {
+        const key = `${name}\u0000${m}`;
+        let ph = seen.get(key);
+        if (!ph) {
+          let n = 1;
+          for (const k of seen.keys()) if (k.startsWith(`${name}\u0000`)) n++;
+          ph = `{{${name}#${n}}}`;
+          seen.set(key, ph);
+        }
+        return ph;
+      });
+    }
+    if (this.options.dates !== false) out = replaceDates(replaceToday(out));
+    return out;
+  }
+
+  /**
+   * A parsed body normalized: a new value with its object keys sorted, so its plain JSON is canonical
+   * (see {@link fingerprint}).
+   */
+  body(value: JsonValue): JsonValue {
+    const seen = new Map<string, string>();
+    const ids = this.pathIds;
+    // The path of the value being walked, kept only when id rules need it (one array, pushed and popped).
+    const at: string[] = [];
+    const walk = (x: JsonValue): JsonValue => {
+      if (typeof x === 'string' || typeof x === 'number') {
+        const id = ids.length ? ids.find((r) => matchesPath(r.path, at)) : undefined;
+        if (id) return `{{${id.name}}}`;
+        return typeof x === 'string' ? this.text(x, seen) : x;
+      }
+      if (Array.isArray(x)) {
+        if (!ids.length) return x.map(walk);
+        return x.map((v, i) => {
+          at.push(String(i));
+          const r = walk(v);
+          at.pop();
+          return r;
+        });
+      }
+      if (x && typeof x === 'object') {
+        const out: { [key: string]: JsonValue } = {};
+        for (const k of Object.keys(x).sort()) {
+          if (ids.length) at.push(k);
+          defineKey(out, k, walk(x[k]!));
+          if (ids.length) at.pop();
+        }
+        return out;
+      }
+      return x;
+    };
+    let out = walk(value);
+    if (this.options.custom?.length) {
+      for (const fn of this.options.custom) out = fn(out);
+      out = JSON.parse(canonicalJson(out)) as JsonValue;
+    }
+    if (out && typeof out === 'object') SORTED.add(out);
+    return out;
+  }
+
+  /** A live request as it is stored and matched. */
+  request(
+    method: string,
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    raw: Buffer,
+  ): NormalizedRequest {
+    const out: NormalizedRequest = { method: method.toUpperCase(), path: scrubPath(path) };
+    if (this.headerNames.length) {
+      const picked: Record<string, string> = {};
+      for (const name of this.headerNames) {
+        const v = headers[name];
+        if (v !== undefined) picked[name] = this.text(Array.isArray(v) ? v.join(', ') : v);
+      }
+      out.headers = picked;
+    }
+    if (raw.length === 0) return out;
+    if (!isUtf8(raw)) {
+      out.base64 = raw.toString('base64');
+      return out;
+    }
+    const text = raw.toString('utf8');
+    let parsed: JsonValue | undefined;
+    try {
+      parsed = JSON.parse(text) as JsonValue;
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined) out.text = this.text(text);
+    else out.body = this.body(parsed);
+    return out;
+  }
+}
+
+function matchesPath(pattern: Segment[], at: string[]): boolean {
+  // Most rules have no `**`: one length check rejects nearly every leaf without recursion.
+  if (!pattern.includes('**')) {
+    if (pattern.length !== at.length) return false;
+    for (let i = 0; i < pattern.length; i++) if (pattern[i] !== '*' && pattern[i] !== at[i]) return false;
+    return true;
+  }
+  const go = (i: number, j: number): boolean => {
+    if (i === pattern.length) return j === at.length;
+    const seg = pattern[i]!;
+    if (seg === '**') {
+      for (let k = j; k <= at.length; k++) if (go(i + 1, k)) return true;
+      return false;
+    }
+    if (j === at.length) return false;
+    return (seg === '*' || seg === at[j]) && go(i + 1, j + 1);
+  };
+  return go(0, 0);
+}
+
+// Bodies the normalizer built (keys already sorted): their plain JSON is canonical, no second sort needed.
+const SORTED = new WeakSet<object>();
+
+/**
+ * sha256 hex of the canonical JSON (keys sorted at every depth) of a normalized request: what replay
+ * matches on. Method and path are part of it, headers only when configured.
+ */
+export function fingerprint(request: NormalizedRequest): string {
+  const { body, ...rest } = request;
+  const head = canonicalJson(rest);
+  const tail =
+    body === undefined
+      ? ''
+      : body && typeof body === 'object' && SORTED.has(body)
+        ? JSON.stringify(body)
+        : canonicalJson(body);
+  return createHash('sha256').update(head).update('\n').update(tail).digest('hex');
+}

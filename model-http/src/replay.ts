@@ -1,0 +1,123 @@
+/**
+ * Replay mode: a live request is matched by the fingerprint of its normalized form, never by position,
+ * so call order may vary, sessions may run at once, and identical requests (retries) take the recorded
+ * exchanges with that body in recorded order. The match's frames are written one by one, hydrated with
+ * this run's roots, optionally at their recorded times. No match: an error answer at once and a failure
+ * naming the closest recorded request and where it differs.
+ */
+import type { ServerResponse } from 'node:http';
+import { closest } from './closest.js';
+import type { Exchange } from './exchange-log.js';
+import { frameBytes, hydrateFrame } from './frames.js';
+import { clientGone, sendError, writeFrame } from './http.js';
+import { fingerprint, type NormalizedRequest, type RequestNormalizer } from './normalize.js';
+import type { Failure } from './verdict.js';
+
+export interface ReplayContext {
+  exchanges: readonly Exchange[];
+  normalizer: RequestNormalizer;
+  timing: boolean;
+  unmatchedStatus: number;
+  failures: Failure[];
+  /** Per recorded exchange: served yet. */
+  used: boolean[];
+  /** fingerprint -> indices of the recorded exchanges with that request, in recorded order. */
+  byFingerprint: Map<string, number[]>;
+}
+
+export function replayContext(
+  exchanges: readonly Exchange[],
+  normalizer: RequestNormalizer,
+  timing: boolean,
+  unmatchedStatus: number,
+  failures: Failure[],
+): ReplayContext {
+  const byFingerprint = new Map<string, number[]>();
+  exchanges.forEach((ex, i) => {
+    const fp = fingerprint(ex.request);
+    byFingerprint.set(fp, [...(byFingerprint.get(fp) ?? []), i]);
+  });
+  return {
+    exchanges,
+    normalizer,
+    timing,
+    unmatchedStatus,
+    failures,
+    used: exchanges.map(() => false),
+    byFingerprint,
+  };
+}
+
+/** The recorded exchange a live request takes (marked used at once, so concurrent twins take different ones). */
+function take(ctx: ReplayContext, request: NormalizedRequest, call: number): Exchange | undefined {
+  const fp = fingerprint(request);
+  const same = ctx.byFingerprint.get(fp) ?? [];
+  const index = same.find((i) => !ctx.used[i]);
+  if (index !== undefined) {
+    ctx.used[index] = true;
+    return ctx.exchanges[index];
+  }
+  const failure: Failure = {
+    kind: 'unmatched',
+    call,
+    method: request.method,
+    path: request.path,
+    fingerprint: fp,
+  };
+  if (same.length) failure.exhausted = same.length;
+  else {
+    const near = closest(
+      request,
+      ctx.exchanges.map((ex, i) => ({ index: i, request: ex.request })),
+    );
+    if (near) failure.closest = near;
+  }
+  ctx.failures.push(failure);
+  return undefined;
+}
+
+function at(started: number, atMs: number | undefined): Promise<void> {
+  const wait = atMs === undefined ? 0 : started + atMs - performance.now();
+  return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+}
+
+/** Serves one live request from the recording. */
+export async function replayOne(
+  res: ServerResponse,
+  request: NormalizedRequest,
+  call: number,
+  ctx: ReplayContext,
+): Promise<void> {
+  const started = performance.now();
+  const ex = take(ctx, request, call);
+  if (!ex) {
+    const f = ctx.failures[ctx.failures.length - 1] as Extract<Failure, { kind: 'unmatched' }>;
+    const where = f.closest?.difference
+      ? `; closest recorded request differs at ${f.closest.difference.path}`
+      : '';
+    const what = f.exhausted
+      ? 'this request was already served as often as it was recorded'
+      : `no recorded exchange matches${where}`;
+    return sendError(
+      res,
+      request.path,
+      ctx.unmatchedStatus,
+      'replay-mismatch',
+      `replay: call ${call} (${request.method} ${request.path}): ${what}`,
+    );
+  }
+  const { status, headers, frames, aborted } = ex.response;
+  const bodies = frames.map((f) => frameBytes(hydrateFrame(f, ctx.normalizer.hydration)));
+  // One frame (a plain JSON answer) is sent with its length; a stream goes out chunked, a frame per write.
+  res.writeHead(
+    status,
+    bodies.length === 1 && !aborted ? { ...headers, 'content-length': bodies[0]!.length } : headers,
+  );
+  if (bodies.length !== 1) res.flushHeaders();
+  for (let i = 0; i < bodies.length; i++) {
+    if (ctx.timing) await at(started, frames[i]!.atMs);
+    if (!(await writeFrame(res, bodies[i]!))) return;
+  }
+  if (aborted) await clientGone(res);
+  else res.end();
+}

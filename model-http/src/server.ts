@@ -1,0 +1,123 @@
+/**
+ * The model record/replay server: one per test, on an ephemeral loopback port, pointed at by the agent's
+ * base-URL variable. `HEAD` (claude's preflight) is answered here in both modes; every other request is
+ * recorded (forwarded to the upstream) or replayed (served from the exchanges), format-blind.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Exchange } from './exchange-log.js';
+import type { Framing } from './frames.js';
+import { readBody, sendError } from './http.js';
+import { type NormalizeOptions, RequestNormalizer } from './normalize.js';
+import { type RecordContext, recordOne, type Upstream } from './record.js';
+import { type ReplayContext, replayContext, replayOne } from './replay.js';
+import { type Failure, makeVerdict, type Verdict, type VerdictOptions } from './verdict.js';
+
+export interface ModelServerOptions {
+  mode: 'record' | 'replay';
+  /** Replay: the recorded exchanges (from {@link readExchangeLog}). */
+  exchanges?: readonly Exchange[];
+  /** Record: where requests are forwarded. */
+  upstream?: Upstream;
+  /** What of a request is volatile (roots, dates, ids, headers); the same options in record and replay. */
+  normalize?: NormalizeOptions;
+  /** Replay: recorded exchanges that may go unused (background calls). */
+  optional?: (exchange: Exchange, index: number) => boolean;
+  /** Record: keep each frame's arrival time; replay: serve frames at their recorded times. Default 'none'. */
+  timing?: 'none' | 'recorded';
+  /** Record: cut a stream at SSE event ends (default) or keep the reads as they arrived. */
+  framing?: Framing;
+  /** Response headers kept and served (lower-case); default `content-type`. */
+  responseHeaders?: readonly string[];
+  /** Status of the answer to a request replay cannot match (default 400: SDKs do not retry it). */
+  unmatchedStatus?: number;
+  /** Defaults for {@link ModelServer.verdict}: the re-record command and the log file to name. */
+  verdict?: VerdictOptions;
+  /** Where `upstream.apiKeyEnv` is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ModelServer {
+  /** `http://127.0.0.1:PORT` (no trailing slash). */
+  url: string;
+  /** Record: the exchanges completed so far, in arrival order; replay: the recorded ones. */
+  readonly exchanges: Exchange[];
+  /** Stops listening and closes every connection (held-open cancelled streams too). */
+  close(): Promise<void>;
+  /** Ok, or the failures: unmatched and unused exchanges (replay), requests not recorded (record). */
+  verdict(options?: VerdictOptions): Verdict;
+}
+
+/** Starts a record or replay server on 127.0.0.1 and an ephemeral port. */
+export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  const normalizer = new RequestNormalizer(options.normalize);
+  const failures: Failure[] = [];
+  const timing = options.timing === 'recorded';
+  let calls = 0;
+  let record: RecordContext | undefined;
+  let replay: ReplayContext | undefined;
+  if (options.mode === 'record') {
+    record = {
+      upstream: options.upstream,
+      env: options.env ?? process.env,
+      normalizer,
+      framing: options.framing ?? 'events',
+      timing,
+      responseHeaders: (options.responseHeaders ?? ['content-type']).map((h) => h.toLowerCase()),
+      slots: [],
+      failures,
+    };
+  } else {
+    if (!options.exchanges)
+      throw new Error('startModelServer: replay needs `exchanges` (see readExchangeLog)');
+    replay = replayContext(options.exchanges, normalizer, timing, options.unmatchedStatus ?? 400, failures);
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-length': 0 });
+      res.end();
+      return;
+    }
+    const body = await readBody(req);
+    const call = ++calls;
+    const path = req.url ?? '/';
+    const request = normalizer.request(req.method ?? 'GET', path, req.headers, body);
+    if (record) await recordOne(req, res, body, request, call, record);
+    else await replayOne(res, request, call, replay!);
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: Error) =>
+      sendError(res, req.url ?? '/', 500, 'internal', e.stack ?? e.message),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get exchanges() {
+      return record ? record.slots.filter((x): x is Exchange => x !== undefined) : [...options.exchanges!];
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    verdict(extra?: VerdictOptions) {
+      const all = [...failures];
+      if (replay) {
+        replay.used.forEach((used, index) => {
+          const ex = replay!.exchanges[index]!;
+          if (!used && !options.optional?.(ex, index))
+            all.push({ kind: 'unused', index, method: ex.request.method, path: ex.request.path });
+        });
+      }
+      return makeVerdict(all, calls, options.mode, { ...options.verdict, ...extra });
+    },
+  };
+}
