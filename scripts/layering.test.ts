@@ -46,6 +46,7 @@ const HARNESS_LAYERS = [
   'compare',
   'rules',
   'modes',
+  'model',
   'conformance',
   'fixtures.ts',
   'matchers.ts',

@@ -11,8 +11,14 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { test as base } from '@playwright/test';
 import { AcpClient } from './driver/acp-client.js';
 import { agentEnv } from './driver/driver.js';
+import {
+  type HttpModel,
+  type HttpModelSource,
+  startHttpModel,
+  withModelBaseUrl,
+} from './model/http-model.js';
 import type { AgentProfile } from './profile.js';
-import { agentRoots, createTestRoots, installDir, type TestRoots } from './roots/roots.js';
+import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
 import { RunDirs, settleTestDirs } from './roots/run-dirs.js';
 
 /** Where the agent's model answers come from. */
@@ -22,7 +28,9 @@ export type ModelSource =
   /** Answers replayed from a recorded session log (agents that load the llm-replay plugin). */
   | { kind: 'replay'; log: string; sidecars?: string; override?: string }
   /** A real model: the base URL and key come from the environment the tests run in, never from a file. */
-  | { kind: 'live'; baseUrlEnv?: string; apiKeyEnv?: string };
+  | { kind: 'live'; baseUrlEnv?: string; apiKeyEnv?: string }
+  /** Any agent: its model calls recorded and replayed at the HTTP level (the profile points it at {{modelBaseUrl}}). */
+  | HttpModelSource;
 
 /** Options a project sets (`use: { agentProfile, ... }`). */
 export interface AcpOptions {
@@ -43,6 +51,8 @@ export interface AcpFixtures {
   /** The test's isolated directories: removed when it passes, kept and named in the report when it fails. */
   roots: TestRoots;
   agent: ResolvedAgent;
+  /** The test's HTTP model server (model kind `http`), else undefined; judged when the test ends. */
+  httpModel: HttpModel | undefined;
   /** A driver connected to the agent over stdio (the process starts at the first request). */
   acp: AcpClient;
 }
@@ -68,6 +78,14 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     { scope: 'worker' },
   ],
 
+  httpModel: async ({ model, roots }, use, testInfo) => {
+    if (model.kind !== 'http') return use(undefined);
+    const fix = `npx playwright test --project=${testInfo.project.name} -g '${testInfo.title}' with the model in record mode`;
+    const server = await startHttpModel(model, rootMap(roots), fix);
+    await use(server);
+    await server.finish();
+  },
+
   roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
     const dirs = new RunDirs();
     const install = installDir(agentProfile.command);
@@ -77,23 +95,18 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       ...(install ? { install } : {}),
     });
     dirs.track(roots);
-    for (const [path, content] of Object.entries(agentProfile.home ?? {})) {
-      const file = join(roots.home, path);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, content);
-    }
     await use(roots);
     await settleTestDirs(dirs, testInfo);
   },
 
-  agent: async ({ agentProfile, roots, model }, use, testInfo) => {
+  agent: async ({ agentProfile, roots, model, httpModel }, use, testInfo) => {
     if (agentProfile.command.length === 0)
       throw new Error(
         'no agent: set use.agentProfile = { command: [...] } in playwright.config.ts (or pass profiles to defineAcpConfig)',
       );
     const env = {
       ...agentEnv({
-        mode: model.kind === 'live' ? 'record' : 'replay',
+        mode: model.kind === 'live' || model.kind === 'http' ? 'record' : 'replay',
         scenario: testInfo.title,
         persistRoot: roots.persistRoot,
         spillRoot: roots.spillRoot,
@@ -101,8 +114,15 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         roots: agentRoots(roots),
         ...modelEnv(model),
       }),
-      ...agentProfile.env,
+      ...Object.fromEntries(
+        Object.entries(agentProfile.env ?? {}).map(([k, v]) => [k, withModelBaseUrl(v, httpModel?.url)]),
+      ),
     };
+    for (const [path, content] of Object.entries(agentProfile.home ?? {})) {
+      const file = join(roots.home, path);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, withModelBaseUrl(content, httpModel?.url));
+    }
     // The agent starts in the test's cwd: paths in its command line are relative to the config's directory.
     const base = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     const command = agentProfile.command.map((a, i) =>

@@ -1,0 +1,105 @@
+/**
+ * The model side over HTTP, for agents that cannot load llm-replay: a model-http server started per test,
+ * which the agent reaches through its profile (`{{modelBaseUrl}}` in its env or HOME files). Replay serves
+ * the scenario's recorded exchanges keylessly and fails the test on a request it cannot match or a recorded
+ * exchange left unused; record forwards to the real upstream (its key from the environment, never stored)
+ * and writes the exchange log when the test ends.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  type ModelServer,
+  type NormalizeOptions,
+  readExchangeLog,
+  startModelServer,
+  writeExchangeLog,
+} from '@acp-snapshot/model-http';
+
+export interface HttpModelSource {
+  kind: 'http';
+  /** The exchange log (`exchanges.jsonl`): read in replay, written in record. */
+  exchanges: string;
+  /** The sidecars directory large request values live in (default: `sidecars/` beside the log's directory). */
+  sidecars?: string;
+  /** `replay` (default, keyless) or `record` (forwards to `upstream`). */
+  mode?: 'replay' | 'record';
+  /** Record: the real model. The base URL itself or the variable holding it; the key's variable. */
+  upstream?: { baseUrl?: string; baseUrlEnv?: string; apiKeyEnv?: string };
+  /** Replay: recorded requests whose body contains one of these texts may go unused (background calls). */
+  optional?: string[];
+  /** What of a request is volatile besides this test's roots and dates (ids by JSON path or pattern). */
+  ids?: NormalizeOptions['ids'];
+}
+
+export interface HttpModel {
+  /** The server's origin (`http://127.0.0.1:PORT`): what `{{modelBaseUrl}}` becomes. */
+  url: string;
+  /** Stops the server and judges it: throws the verdict's message when it is not ok; record writes the log. */
+  finish(): Promise<void>;
+}
+
+/** Starts the model server of one test; `roots` are this test's (name -> directory). */
+export async function startHttpModel(
+  source: HttpModelSource,
+  roots: Record<string, string>,
+  fix: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<HttpModel> {
+  const file = resolve(source.exchanges);
+  const sidecars = resolve(source.sidecars ?? resolve(dirname(file), '..', 'sidecars'));
+  const normalize: NormalizeOptions = { roots, ...(source.ids ? { ids: source.ids } : {}) };
+  let server: ModelServer;
+  if (source.mode === 'record') {
+    const baseUrl =
+      source.upstream?.baseUrl ?? (source.upstream?.baseUrlEnv ? env[source.upstream.baseUrlEnv] : undefined);
+    if (!baseUrl)
+      throw new Error(
+        `model: http record needs the real model's URL: set model.upstream.baseUrl, or export ${source.upstream?.baseUrlEnv ?? 'the variable named in model.upstream.baseUrlEnv'}`,
+      );
+    server = await startModelServer({
+      mode: 'record',
+      upstream: { baseUrl, ...(source.upstream?.apiKeyEnv ? { apiKeyEnv: source.upstream.apiKeyEnv } : {}) },
+      normalize,
+      env,
+      verdict: { fix, file },
+    });
+  } else {
+    const exchanges = readExchangeLog(file, { sidecars, fix });
+    const optional = source.optional ?? [];
+    server = await startModelServer({
+      mode: 'replay',
+      exchanges,
+      normalize,
+      ...(optional.length
+        ? { optional: (ex) => optional.some((t) => JSON.stringify(ex.request).includes(t)) }
+        : {}),
+      verdict: { fix, file },
+    });
+  }
+  return {
+    url: server.url,
+    async finish() {
+      await server.close();
+      const verdict = server.verdict();
+      if (!verdict.ok) throw new Error(verdict.message);
+      if (source.mode === 'record') {
+        if (verdict.calls === 0)
+          throw new Error(
+            `model: the agent made no model request through the recording server, so ${file} would hold nothing to replay. Point the agent at {{modelBaseUrl}} in its profile (env or HOME files).`,
+          );
+        mkdirSync(dirname(file), { recursive: true });
+        writeExchangeLog(file, server.exchanges, { sidecarsDir: sidecars });
+      }
+    },
+  };
+}
+
+/** `{{modelBaseUrl}}` in a profile's env value or HOME file becomes this test's model server URL. */
+export function withModelBaseUrl(text: string, url: string | undefined): string {
+  if (!text.includes('{{modelBaseUrl}}')) return text;
+  if (!url)
+    throw new Error(
+      'agent profile: {{modelBaseUrl}} is used, but the project has no HTTP model: set use.model = { kind: "http", exchanges: ... }',
+    );
+  return text.replaceAll('{{modelBaseUrl}}', url);
+}
