@@ -112,7 +112,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       name: 'record-emulator',
       default: false,
       testDir: './e2e',
-      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts', 'shard.spec.ts'],
+      testMatch: ['proofs.spec.ts', 'commands.spec.ts', 'report.spec.ts', 'package.spec.ts', 'http-model.spec.ts', 'shard.spec.ts'],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },

@@ -12,6 +12,7 @@ import {
   type NormalizeOptions,
   readExchangeLog,
   startModelServer,
+  type Verdict,
   writeExchangeLog,
 } from '@acp-snapshot/model-http';
 
@@ -36,6 +37,11 @@ export interface HttpModel {
   url: string;
   /** Stops the server and judges it: throws the verdict's message when it is not ok; record writes the log. */
   finish(): Promise<void>;
+  /**
+   * Stops the server and returns its verdict for the test to judge (a test of a failure): `finish` then
+   * judges nothing more.
+   */
+  verdict(): Promise<Verdict>;
 }
 
 /** Starts the model server of one test; `roots` are this test's (name -> directory). */
@@ -76,11 +82,21 @@ export async function startHttpModel(
       verdict: { fix, file },
     });
   }
+  let closed: Promise<Verdict> | undefined;
+  let judgedByTest = false;
+  const stop = () => {
+    closed ??= server.close().then(() => server.verdict());
+    return closed;
+  };
   return {
     url: server.url,
+    async verdict() {
+      judgedByTest = true;
+      return stop();
+    },
     async finish() {
-      await server.close();
-      const verdict = server.verdict();
+      const verdict = await stop();
+      if (judgedByTest) return;
       if (!verdict.ok) throw new Error(verdict.message);
       if (source.mode === 'record') {
         if (verdict.calls === 0)
