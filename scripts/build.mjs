@@ -23,6 +23,7 @@ const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright'
 const HARNESS_ALIAS = {
   '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
   '@acp-snapshot/emulator': join(root, 'emulator/src/index.ts'),
+  '@acp-snapshot/model-http': join(root, 'model-http/src/index.ts'),
 };
 /** How the agent is bundled (shared with the SDK floor of the agent bench). */
 const AGENT_BUNDLE = {
