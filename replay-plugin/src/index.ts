@@ -55,6 +55,16 @@ export const ReplayPluginOptions = z.looseObject({
   timing: z.enum(['none', 'recorded']).default('none'),
   /** 'ignore' is for refresh: request content may change, the call positions may not. */
   fingerprints: z.enum(['check', 'ignore']).optional(),
+  /** The run's mode (`replay` | `refresh`): a refresh ignores request fingerprints. */
+  mode: optionalPath,
+  /** The run's roots as JSON (name -> directory), put back into what is served. */
+  roots: optionalPath,
+  /** The shared sidecars directory (the recorded system prompt and tools, for drift messages). */
+  sidecars: optionalPath,
+  /** The run's spill, persist and home roots. */
+  spillRoot: optionalPath,
+  persistRoot: optionalPath,
+  home: optionalPath,
 });
 export type ReplayPluginOptions = z.infer<typeof ReplayPluginOptions>;
 
@@ -115,19 +125,20 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
     timing = 'none';
   }
   const header = fixture?.header;
-  const mode = env[CONTRACT_ENV.mode] === 'refresh' ? 'ignore' : 'check';
+  // Options first (the agent's overlay passes them); the environment for a config that does not.
+  const mode = (o.mode ?? env[CONTRACT_ENV.mode]) === 'refresh' ? 'ignore' : 'check';
   return new ReplayPlayer({
     scenario: o.scenario,
     entries,
     source: o.override ?? o.fixture!,
-    recorded: recordedContext(header, env[CONTRACT_ENV.sidecars]),
+    recorded: recordedContext(header, o.sidecars ?? env[CONTRACT_ENV.sidecars]),
     timing,
     fingerprints: o.fingerprints ?? mode,
     roots: {
-      ...parseRootsEnv(env[CONTRACT_ENV.roots]),
-      spill: env[CONTRACT_ENV.spillRoot],
-      persist: env[CONTRACT_ENV.persistRoot],
-      home: env.HOME,
+      ...parseRootsEnv(o.roots ?? env[CONTRACT_ENV.roots]),
+      spill: o.spillRoot ?? env[CONTRACT_ENV.spillRoot],
+      persist: o.persistRoot ?? env[CONTRACT_ENV.persistRoot],
+      home: o.home ?? env.HOME,
     },
     log,
   });

@@ -228,6 +228,15 @@ test('refresh mode ignores request content but still checks positions', async ()
   );
 });
 
+test('the mode comes from the options the overlay passes, before the environment', async () => {
+  const fixture = writeLog(tempDir(), threeCalls().events);
+  const changed = new Recording().user(1, 'a different prompt');
+  const { plugin: refresh } = await plugin({ fixture, mode: 'refresh' }, { ACP_SNAPSHOT_MODE: 'replay' });
+  expect((await drain(refresh, changed.request(), 1, 1)).length).toBe(3);
+  const { plugin: replay } = await plugin({ fixture, mode: 'replay' }, { ACP_SNAPSHOT_MODE: 'refresh' });
+  expect((await rejection(drain(replay, changed.request(), 1, 1))).message).toContain('a different prompt');
+});
+
 test('one stream at a time: a second concurrent call is an error', async () => {
   const fixture = writeLog(tempDir(), threeCalls().events);
   const { plugin: p } = await plugin({ fixture });
