@@ -43,6 +43,7 @@ test.describe('recorded', () => {
         vars: { cwd: { from: 'system', pattern: 'Working directory: (\\S+)' } },
         responses: [
           {
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the emulator's own template, filled from the request
             reply: { text: 'Hello 👋 你好! I am working in ${cwd}, ready when you are 🚀.' },
             chunking: { textPieceChars: 3 },
           },
