@@ -72,6 +72,17 @@ test('the packed harness installs into a project outside the repository and its 
     });
     const TEST = 'a-prompt-streams-an-answer-and-ends-the-turn';
     const snapshots = join(project, 'tests/__acp__/agent.spec.ts/sdk-example', TEST);
+    await test.step("the README's files compile against the package's bundled types", async () => {
+      await writeFile(
+        join(project, 'tsconfig.json'),
+        `${JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [] }, include: Object.keys(files) })}\n`,
+      );
+      const tsc = await sh(
+        `${process.execPath} ${join(REPO_ROOT, 'node_modules/typescript/bin/tsc')} -p .`,
+        project,
+      );
+      expect(tsc.exitCode, tsc.all).toBe(0);
+    });
     await test.step('the SDK example agent: the first run writes the snapshots, the second compares', async () => {
       const first = await sh('npx playwright test', project);
       const written = (await readdir(snapshots).catch(() => [])).sort();
