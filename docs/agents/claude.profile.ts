@@ -20,7 +20,7 @@ export const claude: AgentProfile = {
   exitGraceMs: 1000,
   // available_commands_update arrives before the first message chunk; usage_update just before the response.
   settleMs: 500,
-  normalize: { paths: ['/result/agentInfo/version'] },
+  normalize: { paths: ['/result/agentInfo/version'], anytimeUpdates: ['available_commands_update'] },
 };
 
 /**

@@ -25,7 +25,7 @@ export const codex: AgentProfile = {
   exitGraceMs: 1000,
   // available_commands_update arrives during the turn; nothing after the response.
   settleMs: 500,
-  normalize: { paths: ['/result/agentInfo/version'] },
+  normalize: { paths: ['/result/agentInfo/version'], anytimeUpdates: ['available_commands_update'] },
 };
 
 /**

@@ -17,7 +17,7 @@ export const gemini: AgentProfile = {
   exitGraceMs: 5000,
   // available_commands_update arrives during the turn, before the first message chunk; nothing after the response.
   settleMs: 500,
-  normalize: { paths: ['/result/agentInfo/version'] },
+  normalize: { paths: ['/result/agentInfo/version'], anytimeUpdates: ['available_commands_update'] },
 };
 
 /**

@@ -26,6 +26,8 @@ export const qwen: AgentProfile = {
   normalize: {
     // sessionId and `_meta.durationMs` are taken by the base normalization; usage figures are the model's.
     paths: ['/result/agentInfo/version'],
+    // Sent at a time that varies (before or after the prompt response): its position is not compared.
+    anytimeUpdates: ['available_commands_update'],
   },
 };
 

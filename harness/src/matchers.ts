@@ -11,7 +11,7 @@ import { jsonLinesCause } from './compare/causes.js';
 import { firstDifferingLine, unifiedDiff } from './compare/diff.js';
 import { adoptRecordedProvider, harvestLog, projectHarvested } from './compare/harvest.js';
 import { captureWorkspace } from './compare/workspace.js';
-import type { AcpClient } from './driver/acp-client.js';
+import { type AcpClient, settleStdout } from './driver/acp-client.js';
 import { normalizeJsonlText, normalizeStdout } from './normalize/normalize.js';
 import { applyRules } from './profile.js';
 import { rootMap } from './roots/roots.js';
@@ -25,7 +25,7 @@ export async function acpSnapshotTexts(
     throw new Error(
       "toMatchAcpSnapshot: pass the `acp` fixture (it knows the test's roots and the agent profile)",
     );
-  await settle(acp, s.profile.settleMs ?? 0);
+  await settleStdout(acp, s.profile.settleMs ?? 0);
   const normalized = normalizeStdout(acp.stdout, { roots: rootMap(s.roots), aliases: s.roots.aliases });
   const lines = applyRules(normalized, s.profile.normalize);
   const stdout = lines.length ? `${lines.join('\n')}\n` : '';
@@ -47,15 +47,6 @@ export function fileName(title: string): string {
       .replace(/[^\p{L}\p{N}]+/gu, '-')
       .replace(/^-|-$/g, '') || 'acp'
   );
-}
-
-/** Waits until the agent has written nothing to stdout for `ms` (late notifications after a response). */
-async function settle(acp: AcpClient, ms: number): Promise<void> {
-  if (ms <= 0) return;
-  for (let seen = -1; seen !== acp.stdout.length; ) {
-    seen = acp.stdout.length;
-    await new Promise((r) => setTimeout(r, ms));
-  }
 }
 
 /** One snapshot file compared (and written, as `--update-snapshots` says): a failure message, or undefined. */

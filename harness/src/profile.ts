@@ -30,6 +30,12 @@ export interface NormalizeRules {
   paths?: string[];
   /** Regular expressions (JavaScript syntax, matched on each serialized line); each match becomes `placeholder`. */
   patterns?: Array<{ pattern: string; placeholder: string }>;
+  /**
+   * `session/update` kinds the agent sends at a time that varies (e.g. `available_commands_update`, which the
+   * spec allows at any time): their lines move after all others, in the order they came, so their position
+   * on the wire is not compared.
+   */
+  anytimeUpdates?: string[];
 }
 
 /** Applies a profile's rules to normalized stdout lines (JSON texts). Throws naming a bad pattern. */
@@ -44,7 +50,15 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
       );
     }
   });
-  return lines.map((line) => {
+  const anytime = new Set(rules.anytimeUpdates ?? []);
+  const isAnytime = (line: string) =>
+    anytime.size > 0 &&
+    anytime.has(
+      (JSON.parse(line) as { params?: { update?: { sessionUpdate?: string } } }).params?.update
+        ?.sessionUpdate ?? '',
+    );
+  const ordered = [...lines.filter((l) => !isAnytime(l)), ...lines.filter(isAnytime)];
+  return ordered.map((line) => {
     let out = line;
     if (rules.paths?.length) {
       const value = JSON.parse(out) as unknown;

@@ -240,6 +240,8 @@ export class AcpClient {
 
   /** Closes stdin and waits for the agent to exit; true when it exited within the grace period. */
   async close(): Promise<boolean> {
+    // Notifications the agent sends after its last response (the profile's settle wait) are part of the run.
+    await settleStdout(this, this.opts.snapshot?.profile.settleMs ?? 0);
     return this.step('close stdin and await exit', () => this.closeCurrent());
   }
 
@@ -342,5 +344,17 @@ export class AcpRequestError extends Error {
   ) {
     super(`${request}: the agent answered with JSON-RPC error ${cause.code}: ${cause.message}`);
     this.code = cause.code;
+  }
+}
+
+/**
+ * Waits until the agent has written nothing to stdout for `ms`: the quiet period a profile declares for
+ * notifications that arrive after a response (there is no event to wait for: the agent may send nothing).
+ */
+export async function settleStdout(acp: Pick<AcpClient, 'stdout'>, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  for (let seen = -1; seen !== acp.stdout.length; ) {
+    seen = acp.stdout.length;
+    await new Promise((r) => setTimeout(r, ms));
   }
 }
