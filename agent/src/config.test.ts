@@ -102,7 +102,14 @@ test('the shipped base config and overlays are valid', () => {
   const baseFile = readConfigFile(join(root, 'config.json'));
   const replay = resolveConfig([baseFile, readConfigFile(join(root, 'overlays/replay.json'))], env);
   expect(replay.llm.plugin).toBe('replay');
-  expect(replay.llm.options).toEqual({ fixture: '/f/session.jsonl', scenario: 's' });
+  // The optional variables left unset drop their keys; the roots the harness sets reach the plugin as options.
+  expect(replay.llm.options).toEqual({
+    fixture: '/f/session.jsonl',
+    scenario: 's',
+    home: '/h',
+    persistRoot: '/p',
+    spillRoot: '/s',
+  });
   expect(replay.persistenceCompression).toBe('none');
   expect(replay.ids).toEqual({ kind: 'counter' });
   const record = resolveConfig([baseFile, readConfigFile(join(root, 'overlays/record.json'))], env);

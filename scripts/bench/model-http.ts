@@ -11,9 +11,7 @@ import {
   RequestNormalizer,
   startModelServer,
 } from '@acp-snapshot/model-http';
-import { startFakeUpstream } from '../../model-http/src/testing/fake-upstream.js';
-import { rawRequest } from '../../model-http/src/testing/raw-client.js';
-import { largeChatRequest } from '../../model-http/src/testing/requests.js';
+import { largeChatRequest, rawRequest, startFakeUpstream } from '@acp-snapshot/model-http/testing';
 import { median, writeResults } from './_results.js';
 
 const CWD = '/tmp/acp-mh-bench0000/work';

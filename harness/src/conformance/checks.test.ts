@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { REPO_ROOT } from '../scenario/corpus.js';
 import { scaleTimeouts, type Timeouts } from './check.js';
 import { ALL_CHECKS, checkById } from './checks/index.js';
 import { loadProfile, parseProfile, profileTarget } from './profile-target.js';
@@ -264,22 +265,23 @@ test.describe('agent profiles as targets', () => {
     );
   });
 
-  test('a model-turn check is skipped, not passed or failed, when the agent asks the stand-in for a format it does not serve', async () => {
-    // The fake calls no model; a tiny "agent" that asks for Anthropic Messages first is enough to see it.
+  test('a model-turn check is skipped, not passed or failed, when the agent asks the stand-in for something it does not serve', async () => {
+    // The fake calls no model; a tiny "agent" that asks for an API no wire format answers is enough to see it.
     const target = profileTarget({
       command: [process.execPath, FAKE_AGENT],
-      env: { FAKE_MODEL_URL: '{{modelBaseUrl}}/v1/messages' },
+      env: { FAKE_MODEL_URL: '{{modelBaseUrl}}/v1/embeddings' },
     });
     const r = await runCheck(target, checkById('client.no-fs-terminal'), FAST);
     expect(r.status, r.detail).toBe('skip');
     expect(r.detail).toMatch(
-      /^the agent's model speaks Anthropic Messages \(POST \/v1\/messages\), which the model stand-in does not serve yet \(the check saw: pass: /,
+      /^the agent asked the model stand-in for POST \/v1\/embeddings, which it does not serve \(the check saw: pass: /,
     );
   });
 });
 
 test('the committed agent profiles under targets/ are valid profiles that route the model to the stand-in', async () => {
-  const dir = join(dirname(FAKE_AGENT), '..', 'targets');
+  // The repository's own profiles for the agents it was tried on (they need the agents only when run).
+  const dir = join(REPO_ROOT, 'e2e', 'conformance', 'targets');
   const files = readdirSync(dir).sort();
   expect(files).toEqual([
     'acp-snapshot-agent.ts',

@@ -105,7 +105,7 @@ test('the newest message and the tools are read from all four wire formats', () 
   expect(wireFormatOf('/')).toBeUndefined();
 });
 
-test('served over HTTP to an OpenAI client: a streamed tool call; an unserved format is named', async () => {
+test('served over HTTP to an OpenAI client: a streamed tool call; an unserved request is named', async () => {
   const standIn = await startModelStandIn(CWD);
   try {
     const client = new OpenAI({ baseURL: `${standIn.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
@@ -126,10 +126,11 @@ test('served over HTTP to an OpenAI client: a streamed tool call; an unserved fo
       args: { absolute_path: '/work/space/README.md' },
     });
     expect(standIn.unsupported()).toBeUndefined();
-    const r = await fetch(`${standIn.url}/v1/messages`, { method: 'POST', body: '{}' });
+    // The emulator serves Anthropic Messages too; a request no wire format answers is named.
+    const r = await fetch(`${standIn.url}/v1/embeddings`, { method: 'POST', body: '{}' });
     expect(r.status).toBe(404);
     expect(standIn.unsupported()).toBe(
-      "the agent's model speaks Anthropic Messages (POST /v1/messages), which the model stand-in does not serve yet",
+      'the agent asked the model stand-in for POST /v1/embeddings, which it does not serve',
     );
   } finally {
     await standIn.close();
