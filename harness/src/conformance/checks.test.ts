@@ -2,7 +2,7 @@
 // makes the check that targets it fail for the right reason.
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { scaleTimeouts, type Timeouts } from './check.js';
