@@ -20,7 +20,7 @@ import {
   refreshScenario,
   replayFailures,
   replayVerdict,
-  runFixtureScenario,
+  runCorpusScenario,
   type ScenarioPaths,
   scenarioPaths,
   test,
@@ -38,7 +38,7 @@ async function snapshotFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-type ScenarioRun = Awaited<ReturnType<typeof runFixtureScenario>>;
+type ScenarioRun = Awaited<ReturnType<typeof runCorpusScenario>>;
 
 /** A replay that equals the scenario's fixtures on every surface: the log, stdout and the workspace. */
 async function expectReplayEqualsFixtures(
@@ -61,7 +61,7 @@ async function replayCorpus(
   const queue = [...names];
   const worker = async () => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-      const run = await runFixtureScenario({
+      const run = await runCorpusScenario({
         paths: scenarioPaths(fixturesDir(), name),
         mode: 'replay',
         dirs,
@@ -96,7 +96,7 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
         recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
       const first = await snapshotFiles(dir);
       await test.step('replay the recording: every surface equals the live run', async () => {
-        const run = await runFixtureScenario({
+        const run = await runCorpusScenario({
           paths,
           mode: 'replay',
           dirs: runDirs,
@@ -158,7 +158,7 @@ test('drift: one changed prompt word fails with the replay drift error naming th
     const prompt = input.steps.find((s: { op: string }) => s.op === 'prompt');
     prompt.text = prompt.text.replace(/\bhello\b/i, 'goodbye');
     await writeFile(paths.input, JSON.stringify(input));
-    const run = await runFixtureScenario({
+    const run = await runCorpusScenario({
       paths,
       mode: 'replay',
       dirs: runDirs,
@@ -253,7 +253,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
   try {
     const before = await snapshotFiles(dir);
     await test.step('the changed agent fails the committed fixtures', async () => {
-      const run = await runFixtureScenario({
+      const run = await runCorpusScenario({
         paths: scenarioPaths(dir, 'hello'),
         mode: 'replay',
         dirs: runDirs,
@@ -288,7 +288,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
     for (const name of names) {
       await test.step(`replay ${name}: green with no hand edits`, async () => {
         const paths = scenarioPaths(dir, name);
-        const run = await runFixtureScenario({
+        const run = await runCorpusScenario({
           paths,
           mode: 'replay',
           dirs: runDirs,

@@ -24,7 +24,7 @@ import {
   recordScenario,
   recordTargetFor,
   replayVerdict,
-  runFixtureScenario,
+  runCorpusScenario,
   type StepRunner,
   scenarioPaths,
   scrubSecrets,
@@ -215,7 +215,7 @@ async function expectReplaysGreen(
   dirs: RunDirs,
   replayCommand: readonly string[],
 ): Promise<void> {
-  const o = await runFixtureScenario({ paths, mode: 'replay', dirs, agentCommand: replayCommand });
+  const o = await runCorpusScenario({ paths, mode: 'replay', dirs, agentCommand: replayCommand });
   const verdict = replayVerdict(paths, o, await readExpected(paths), REPO_ROOT);
   expect(findingsText(verdict.findings), 'the recording replays green on every surface').toBe('');
 }

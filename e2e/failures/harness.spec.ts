@@ -1,7 +1,7 @@
 /**
  * The failure catalog's full-harness layer: every catalog case whose layers include 'harness' is
  * provoked in a throwaway copy of a committed scenario and run through the real harness path
- * (runFixtureScenario, then the checks replay.spec.ts makes), and the user-visible outcome is
+ * (runCorpusScenario, then the checks replay.spec.ts makes), and the user-visible outcome is
  * asserted: the readable message, that it came well within the scenario's budget (no hang), the
  * attached raw stdout / stderr / log, and that nothing the client was told is missing from the log.
  */
@@ -16,7 +16,7 @@ import {
   REPO_ROOT,
   type RunDirs,
   replayVerdict,
-  runFixtureScenario,
+  runCorpusScenario,
   type ScenarioPaths,
   type StepRunner,
 } from '@acp-snapshot/playwright/testing';
@@ -47,7 +47,7 @@ async function runThroughHarness(
   const started = Date.now();
   const expectedLog = await readFile(paths.session, 'utf8');
   try {
-    const o = await runFixtureScenario({
+    const o = await runCorpusScenario({
       paths,
       mode: 'replay',
       dirs,

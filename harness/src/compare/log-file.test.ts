@@ -10,7 +10,7 @@ import {
   type SessionEvent,
   textChunk,
 } from '@acp-snapshot/session-log';
-import { runFixtureScenario } from '../modes/scenario-run.js';
+import { runCorpusScenario } from '../modes/scenario-run.js';
 import { escapeRegExp } from '../roots/secrets.js';
 import { scenarioPaths } from '../scenario/corpus.js';
 import { expect, test } from '../testing/suite-test.js';
@@ -100,7 +100,7 @@ test('through the harness: an agent that never compacts its log fails the run; t
     join(import.meta.dirname, '..', 'testing', 'agents', 'fake-agent.mjs'),
     mode,
   ];
-  const journal = await runFixtureScenario({
+  const journal = await runCorpusScenario({
     paths,
     mode: 'record',
     dirs: runDirs,
@@ -117,7 +117,7 @@ test('through the harness: an agent that never compacts its log fails the run; t
   ]);
   // The records themselves are fine: the projected log would pass; only the file on disk breaks the promise.
   expect(journal.projected.text).toContain('"chunks":["Hel","lo",["finish","stop"]]');
-  const packed = await runFixtureScenario({
+  const packed = await runCorpusScenario({
     paths,
     mode: 'record',
     dirs: runDirs,

@@ -8,7 +8,7 @@ import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../ro
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { parseScenario, type ScenarioInput } from '../scenario/input.js';
 import { expandScenarioRoots } from '../scenario/placeholders.js';
-import { agentEnv, type DriverOptions, runScenario } from './driver.js';
+import { agentEnv, type DriverOptions, driveScenario } from './driver.js';
 
 const ourAgent = [
   process.execPath,
@@ -61,7 +61,7 @@ type Message = { id?: number; method?: string; params?: Record<string, unknown>;
 const messages = (r: { stdout: { text: string }[] }): Message[] => r.stdout.map((l) => JSON.parse(l.text));
 
 test('session steps drive list (every page), set_mode, set_config_option, close, delete and resume', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     await options(
       {
         steps: [
@@ -116,7 +116,7 @@ test('session steps drive list (every page), set_mode, set_config_option, close,
 });
 
 test('a session step whose expected error does not come, or another error, is a problem', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     await options({
       steps: [
         { op: 'initialize' },
@@ -135,7 +135,7 @@ test('a session step whose expected error does not come, or another error, is a 
 });
 
 test('an unexpected JSON-RPC error of a session step fails the run naming the step', async () => {
-  const err = await runScenario(
+  const err = await driveScenario(
     await options({
       steps: [{ op: 'initialize' }, { op: 'new_session' }, { op: 'set_mode', modeId: 'yolo' }],
     }),

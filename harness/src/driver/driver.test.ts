@@ -7,7 +7,7 @@ import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../ro
 import { parseScenario, type ScenarioInput } from '../scenario/input.js';
 import { expandScenarioRoots } from '../scenario/placeholders.js';
 import type { PromptBlock } from '../scenario/prompt-content.js';
-import { agentEnv, DriverError, type DriverOptions, runScenario } from './driver.js';
+import { agentEnv, DriverError, type DriverOptions, driveScenario } from './driver.js';
 
 const exampleAgent = [process.execPath, SDK_EXAMPLE_AGENT];
 const fakeAgent = (mode: string) => [
@@ -57,7 +57,7 @@ const stopResults = (r: { stdout: { text: string }[] }) =>
 const start = [{ op: 'initialize' }, { op: 'new_session' }] as const;
 
 test('drives the SDK example agent: permission allowed, raw stdout kept line for line', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     options(exampleAgent, { steps: [...start, { op: 'prompt', text: 'go' }], permissions: ['allow'] }),
   );
   expect(r.problems).toEqual([]);
@@ -80,7 +80,7 @@ test('drives the SDK example agent: permission allowed, raw stdout kept line for
 
 test('a permission request as cancel point cancels; an agent ignoring it is caught', async () => {
   // The SDK example answers a cancelled permission by ending the turn normally instead of with "cancelled".
-  const r = await runScenario(
+  const r = await driveScenario(
     options(exampleAgent, {
       steps: [
         ...start,
@@ -97,7 +97,7 @@ test('a permission request as cancel point cancels; an agent ignoring it is caug
 });
 
 test('a wrong stop reason and a missing permission answer are reported as problems', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     options(exampleAgent, {
       steps: [...start, { op: 'prompt', text: 'go', expectStopReason: 'max_tokens' }],
     }),
@@ -110,7 +110,7 @@ test('a wrong stop reason and a missing permission answer are reported as proble
 
 test('fs requests are served from the workspace only, when the capability is offered', async () => {
   await writeFile(join(roots.cwd, 'in.txt'), 'abc');
-  const r = await runScenario(
+  const r = await driveScenario(
     options(fakeAgent('fs'), {
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
       steps: [...start, { op: 'prompt', text: `${roots.cwd}/in.txt ${roots.cwd}/sub/out.txt` }],
@@ -124,7 +124,7 @@ test('fs requests are served from the workspace only, when the capability is off
 });
 
 test('the agent gets only the contract environment', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     options(fakeAgent('env'), { steps: [...start, { op: 'prompt', text: 'env' }] }),
   );
   const chunk = r.stdout.map((l) => JSON.parse(l.text)).find((m) => m.method === 'session/update');
@@ -151,7 +151,7 @@ test('the agent gets only the contract environment', async () => {
 });
 
 test('a non-JSON stdout line fails naming the line', async () => {
-  const err = await runScenario(options(fakeAgent('noisy'), { steps: [...start] })).catch((e) => e);
+  const err = await driveScenario(options(fakeAgent('noisy'), { steps: [...start] })).catch((e) => e);
   expect(err).toBeInstanceOf(DriverError);
   expect(err.message).toBe(
     'agent wrote a non-JSON line to stdout (process 1, stdout line 1): "debug: initialized"\nstdout must carry ACP messages only; log to stderr.',
@@ -161,7 +161,7 @@ test('a non-JSON stdout line fails naming the line', async () => {
 });
 
 test('a stdout line that is not UTF-8 fails naming the line and the byte, not a snapshot of U+FFFD', async () => {
-  const err = await runScenario(options(fakeAgent('latin1'), { steps: [...start] })).catch((e) => e);
+  const err = await driveScenario(options(fakeAgent('latin1'), { steps: [...start] })).catch((e) => e);
   expect(err).toBeInstanceOf(DriverError);
   expect(err.message).toBe(
     'agent stdout, process 1, line 1: not valid UTF-8 (byte 0xe9 at column 53); ACP messages are UTF-8 JSON: check how the agent encodes what it writes.',
@@ -170,7 +170,9 @@ test('a stdout line that is not UTF-8 fails naming the line and the byte, not a 
 });
 
 test('a stdout line holding half of a surrogate pair fails naming the process, line and column, though JSON.parse takes it', async () => {
-  const err = await runScenario(options(fakeAgent('lone-surrogate'), { steps: [...start] })).catch((e) => e);
+  const err = await driveScenario(options(fakeAgent('lone-surrogate'), { steps: [...start] })).catch(
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(DriverError);
   const line = (err as DriverError).result.stdout[0]!.text;
   expect(line).toBe('{"jsonrpc":"2.0","method":"_note","params":{"title":"Run: echo 😀😀 😀😀\\ud83d"}}');
@@ -181,7 +183,7 @@ test('a stdout line holding half of a surrogate pair fails naming the process, l
 });
 
 test('an agent crash mid-turn fails naming the process, exit code and stderr tail', async () => {
-  const err = await runScenario(
+  const err = await driveScenario(
     options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] }),
   ).catch((e) => e);
   expect(err.message).toBe(
@@ -193,7 +195,7 @@ test('an agent crash mid-turn fails naming the process, exit code and stderr tai
 
 test('a JSON-RPC error where the script needs a result names the step', async () => {
   const steps = [...start, { op: 'restart' }, { op: 'initialize' }, { op: 'load_session' }] as const;
-  const err = await runScenario(options(exampleAgent, { steps: [...steps] })).catch((e) => e);
+  const err = await driveScenario(options(exampleAgent, { steps: [...steps] })).catch((e) => e);
   expect(err.message).toMatch(
     /^driver-test: step 5 \(session\/load\): the agent answered with JSON-RPC error -32601: /,
   );
@@ -202,7 +204,7 @@ test('a JSON-RPC error where the script needs a result names the step', async ()
 });
 
 test('a missing agent binary fails with "agent command not found"', async () => {
-  const err = await runScenario(options(['acp-no-such-agent-binary', '--x'], { steps: [...start] })).catch(
+  const err = await driveScenario(options(['acp-no-such-agent-binary', '--x'], { steps: [...start] })).catch(
     (e) => e,
   );
   expect(err.message).toBe(
@@ -213,7 +215,7 @@ test('a missing agent binary fails with "agent command not found"', async () => 
 
 test('a timeout kills the whole process group', async () => {
   // The budget covers the fake agent's start and initialize too, so it leaves room for a loaded machine.
-  const err = await runScenario(
+  const err = await driveScenario(
     options(fakeAgent('hang'), { steps: [...start, { op: 'prompt', text: 'x' }], timeoutMs: 4000 }),
   ).catch((e) => e);
   expect(err.message).toBe(
@@ -228,7 +230,7 @@ test('a timeout kills the whole process group', async () => {
 
 test('an agent that ignores stdin EOF is killed after the grace period and reported', async () => {
   const opts = { ...options(fakeAgent('stubborn'), { steps: [...start] }), exitGraceMs: 300 };
-  const r = await runScenario(opts);
+  const r = await driveScenario(opts);
   expect(r.problems).toEqual([
     'driver-test: the agent did not exit within the grace period after stdin closed; its process group was killed',
   ]);
@@ -250,7 +252,7 @@ const cancelled = { expectStopReason: 'cancelled' } as const;
 test('cancel afterSilenceMs: the timer restarts with each update, so the cancel comes only after the last one', async () => {
   // Seven chunks 250 ms apart take 1.5 s: a timer started at the first update and never reset would fire
   // before the last chunk. The fake agent reports how many it had sent and how long it then was quiet.
-  const r = await runScenario(
+  const r = await driveScenario(
     options(turns, {
       steps: [
         ...start,
@@ -271,7 +273,7 @@ test('cancel afterSilenceMs: the timer restarts with each update, so the cancel 
 });
 
 test('cancel before the first update: sent right after the prompt, while the agent has said nothing', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     options(turns, {
       steps: [
         ...start,
@@ -287,7 +289,7 @@ test('cancel before the first update: sent right after the prompt, while the age
 });
 
 test('a kill point SIGKILLs the agent: no response, restart without a graceful close, load, next prompt', async () => {
-  const r = await runScenario(
+  const r = await driveScenario(
     options(turns, {
       steps: [
         ...start,
@@ -309,7 +311,7 @@ test('a kill point SIGKILLs the agent: no response, restart without a graceful c
 });
 
 test('a kill at a permission request leaves the question unanswered; a kill point never reached is a problem', async () => {
-  const asked = await runScenario(
+  const asked = await driveScenario(
     options(turns, {
       steps: [
         ...start,
@@ -322,7 +324,7 @@ test('a kill at a permission request leaves the question unanswered; a kill poin
   );
   expect(asked.problems).toEqual([]);
   expect(asked.exits).toEqual(['SIGKILL', 0]);
-  const missed = await runScenario(
+  const missed = await driveScenario(
     options(turns, {
       steps: [
         ...start,
@@ -344,14 +346,14 @@ test('a process a cancelled turn started and left running is a problem; one it e
     ...start,
     { op: 'prompt' as const, text, ...cancelled, cancel: { afterUpdates: 1 } },
   ];
-  const left = await runScenario(options(turns, { steps: steps('child chunks=1 then=wait') }));
+  const left = await driveScenario(options(turns, { steps: steps('child chunks=1 then=wait') }));
   expect(left.problems).toHaveLength(1);
   expect(left.problems[0]).toMatch(
     /^step 3 \(session\/prompt "child chunks=1 then=wait" \(cancel \{"afterUpdates":1\}\)\): 1 process\(es\) the cancelled turn started were still running 2000 ms after its response \(a cancel must stop the turn's tools\):\n {2}pid \d+: sleep 300$/,
   );
   // Still there after the agent exited; the harness's end-of-run reaping kills it.
   expect((await reapOrphans(roots.root)).map((p) => p.command)).toEqual(['sleep 300']);
-  const ended = await runScenario(options(turns, { steps: steps('child chunks=1 then=wait killChild') }));
+  const ended = await driveScenario(options(turns, { steps: steps('child chunks=1 then=wait killChild') }));
   expect(ended.problems).toEqual([]);
   expect(await reapOrphans(roots.root)).toEqual([]);
 });
@@ -364,7 +366,7 @@ test('content blocks (an image the agent declared among them) are sent as writte
     { type: 'resource', resource: { uri: 'file://{{home}}/b.bin', blob: 'AAEC' } },
     { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
   ];
-  const r = await runScenario(options(fakeAgent('echo'), { steps: [...start, { op: 'prompt', content }] }));
+  const r = await driveScenario(options(fakeAgent('echo'), { steps: [...start, { op: 'prompt', content }] }));
   expect(r.problems).toEqual([]);
   expect(JSON.parse(chunkTexts(r)[0]!)).toEqual([
     content[0],
@@ -380,7 +382,7 @@ test('content blocks (an image the agent declared among them) are sent as writte
 
 test('a block the agent did not declare is refused before it is sent, naming the block and the capability', async () => {
   const audio: PromptBlock = { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' };
-  const err = await runScenario(
+  const err = await driveScenario(
     options(fakeAgent('echo'), {
       steps: [...start, { op: 'prompt', content: [{ type: 'text', text: 'listen' }, audio] }],
     }),

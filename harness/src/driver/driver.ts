@@ -59,7 +59,7 @@ class ScenarioTimeout extends Error {
   override name = 'ScenarioTimeout';
 }
 
-/** Options for {@link runScenario}. */
+/** Options for {@link driveScenario}. */
 export interface DriverOptions {
   /** The agent command line: executable then arguments. */
   command: readonly string[];
@@ -164,7 +164,7 @@ function promptBlocks(s: PromptStep): acp.ContentBlock[] {
  * `restart`, permission and fs requests answered as the scenario says, stdin closed and a graceful
  * exit awaited at the end. Throws {@link DriverError} (with everything observed) when it cannot finish.
  */
-export async function runScenario(opts: DriverOptions): Promise<DriverResult> {
+export async function driveScenario(opts: DriverOptions): Promise<DriverResult> {
   const step = opts.step ?? directStep;
   const { scenario } = opts;
   const lines: StdoutLine[] = [];

@@ -24,7 +24,7 @@ import {
   writeScenarioFixtures,
 } from './record-gate.js';
 import { ReviewError, reviewScenario, type ScenarioReview } from './review.js';
-import { type RunOutcome, runFixtureScenario } from './scenario-run.js';
+import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
 
 /** The emulator's model script for scenario `name`. */
 export const emulatorScript = (name: string) => join(REPO_ROOT, 'scripts/emulator-scripts', `${name}.json`);
@@ -130,7 +130,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
   const scrub = (t: string) => scrubSecrets(t, secrets);
   let outcome: RunOutcome;
   try {
-    outcome = await runFixtureScenario({
+    outcome = await runCorpusScenario({
       paths,
       mode: 'record',
       dirs: opts.dirs,

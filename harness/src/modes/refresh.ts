@@ -17,7 +17,7 @@ import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
 import { writeAllRowKindsSource } from './record.js';
 import { machineSecrets, writeScenarioFixtures } from './record-gate.js';
 import { refreshOverride } from './refresh-override.js';
-import { type RunOutcome, runFixtureScenario } from './scenario-run.js';
+import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
 
 /** Options of {@link refreshScenario}. */
 export interface RefreshOptions {
@@ -40,7 +40,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
   const before = await readFile(paths.session, 'utf8');
   let outcome: RunOutcome;
   try {
-    outcome = await runFixtureScenario({
+    outcome = await runCorpusScenario({
       paths,
       mode: 'refresh',
       dirs: opts.dirs,

@@ -5,7 +5,7 @@ import { DriverError } from '../driver/driver.js';
 import { fixturesDir, scenarioPaths } from '../scenario/corpus.js';
 import { ScenarioError } from '../scenario/input.js';
 import { expect, test } from '../testing/suite-test.js';
-import { type RunOutcome, runFixtureScenario, scenarioAgentCommand } from './scenario-run.js';
+import { type RunOutcome, runCorpusScenario, scenarioAgentCommand } from './scenario-run.js';
 
 const SDK_EXAMPLE = 'sdk-example-permission';
 
@@ -33,7 +33,7 @@ test('the SDK example scenario is stable across runs: random session ids normali
   runDirs,
 }) => {
   const paths = scenarioPaths(fixturesDir(), SDK_EXAMPLE);
-  const run = () => runFixtureScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand, agents });
+  const run = () => runCorpusScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand, agents });
   const [a, b] = await Promise.all([run(), run()]);
   const rawSessionIds = (o: RunOutcome) =>
     o.result.stdout.map((l) => /"sessionId":"([^"]+)"/.exec(l.text)?.[1]).filter(Boolean);
@@ -75,7 +75,7 @@ test('agentConfig reaches the agent as the file ACP_SNAPSHOT_AGENT_CONFIG names,
     const agents = {
       fake: [process.execPath, join(process.cwd(), 'harness/src/testing/agents/fake-agent.mjs'), 'config'],
     };
-    const run = () => runFixtureScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand: [], agents });
+    const run = () => runCorpusScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand: [], agents });
     await write({ maxStepsPerTurn: 2, tools: { env: { NOTES: '{{cwd}}/notes' } } });
     const o = await run();
     expect(o.result.problems).toEqual([]);

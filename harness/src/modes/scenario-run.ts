@@ -16,7 +16,7 @@ import {
   agentEnv,
   DriverError,
   type DriverResult,
-  runScenario,
+  driveScenario,
   type StepRunner,
 } from '../driver/driver.js';
 import { orphansMessage, reapOrphans } from '../process/orphans.js';
@@ -54,7 +54,7 @@ export interface RunOutcome {
   workspaceText: string;
 }
 
-/** Options of {@link runFixtureScenario}. */
+/** Options of {@link runCorpusScenario}. */
 export interface RunOptions {
   paths: ScenarioPaths;
   mode: AgentEnvInput['mode'];
@@ -91,7 +91,7 @@ export function scenarioAgentCommand(
 }
 
 /** Runs a scenario once and harvests everything; the roots stay, owned by `opts.dirs`. */
-export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> {
+export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
   const { paths } = opts;
   const written = await loadScenario(paths.input);
   const command = scenarioAgentCommand(written, paths.input, opts);
@@ -137,7 +137,7 @@ export async function runFixtureScenario(opts: RunOptions): Promise<RunOutcome> 
     name: paths.name,
     ...(opts.step ? { step: opts.step } : {}),
   };
-  const result = await runScenario(driverOpts).catch(async (e: unknown) => {
+  const result = await driveScenario(driverOpts).catch(async (e: unknown) => {
     // A failed run's report carries what the agent persisted before it failed and what it left running.
     if (e instanceof DriverError) {
       // The agent names the file it was given; say which input.json field that file is.

@@ -22,7 +22,7 @@ import {
   DriverError,
   type DriverOptions,
   type DriverResult,
-  runScenario,
+  driveScenario,
 } from '../driver/driver.js';
 import { parseScenario } from '../scenario/input.js';
 import { NormalizeError, normalizeStdout } from './normalize.js';
@@ -168,7 +168,7 @@ async function check(p: {
   const err = join(dir, `${n++}.err`);
   await writeFile(out, bytes);
   if (p.stderr) await writeFile(err, String(buildHostile(p.stderr)));
-  const o = await outcome(() => runScenario(options(out, p.stderr ? err : '')));
+  const o = await outcome(() => driveScenario(options(out, p.stderr ? err : '')));
   const problems: string[] = [];
   // The agent exits right after writing, so a scenario timeout (not an accepted message below) means the
   // driver got stuck on the input; this bound catches a hang beyond it.
@@ -229,7 +229,7 @@ test('a 1-16 MB stdout line, a 10^4-10^5 deep one or a huge stderr: bounded time
 test('a stdout line over 32 MB without a newline fails naming the line, without buffering it all', async () => {
   const out = join(dir, 'endless.out');
   await writeFile(out, Buffer.alloc(40 * MB, 'z'));
-  const o = await outcome(() => runScenario(options(out, '')));
+  const o = await outcome(() => driveScenario(options(out, '')));
   expect(o.error).toBeInstanceOf(DriverError);
   expect((o.error as Error).message).toBe(
     'agent wrote a stdout line over 32 MB without a newline (process 1, stdout line 1); ACP messages are newline-delimited.',
@@ -240,7 +240,7 @@ test('a stdout line over 32 MB without a newline fails naming the line, without 
 test('a 30 MB response line is kept whole and reaches the SDK', async () => {
   const out = join(dir, 'thirty.out');
   await writeFile(out, `${JSON.stringify(initResult('r'.repeat(30 * MB)))}\n`);
-  const r = await runScenario(options(out, ''));
+  const r = await driveScenario(options(out, ''));
   expect(r.stdout.map((l) => l.text.length)).toEqual([30 * MB + 118]);
 });
 
@@ -249,7 +249,7 @@ test('an agent that exits after a megabyte-long stderr line is reported with tha
   const err = join(dir, 'long.err');
   await writeFile(out, '{"jsonrpc":"2.0","method":"_log","params":{}}\n');
   await writeFile(err, `fatal: ${'e'.repeat(4 * MB)}\n`);
-  const o = await outcome(() => runScenario(options(out, err)));
+  const o = await outcome(() => driveScenario(options(out, err)));
   expect(o.error).toBeInstanceOf(DriverError);
   // The stderr read by the time the exit is seen may be any part of the 4 MB line: its clipped start shows.
   expect((o.error as Error).message).toMatch(

@@ -20,7 +20,7 @@ import { expect } from '../matchers.js';
 import { recordScenario, recordTargetFor } from '../modes/record.js';
 import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
-import { type RunOutcome, runFixtureScenario } from '../modes/scenario-run.js';
+import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
 import type { AgentProfile } from '../profile.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
 import {
@@ -90,7 +90,7 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
   const expected = await readExpected(run.paths);
   let outcome: RunOutcome;
   try {
-    outcome = await runFixtureScenario({ ...run, mode: 'replay' });
+    outcome = await runCorpusScenario({ ...run, mode: 'replay' });
   } catch (e) {
     await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     // A step that failed because replay could not serve the model: the drift is the cause, the step its symptom.

@@ -15,7 +15,7 @@ export interface SnapshotOptions {
 /** Test-scoped fixtures. */
 export interface SnapshotFixtures {
   /**
-   * The generated directories of the test's scenario runs (pass it to runFixtureScenario): removed
+   * The generated directories of the test's scenario runs (pass it to runCorpusScenario): removed
    * when the test passes, kept and named in the report ("kept for inspection: /tmp/acp-snap-...")
    * when it fails.
    */
