@@ -202,7 +202,8 @@ projects: scenarioProjects({
       join(corpus, 'scenarios.spec.ts'),
       "import { scenarioSuite } from '@acp-snapshot/playwright';\n\nscenarioSuite();\n",
     );
-    const green = await sh('npx playwright test', corpus);
+    // The list reporter whatever the environment (under CI the default is dots).
+    const green = await sh('npx playwright test --reporter=list', corpus);
     expect(green.exitCode, green.all).toBe(0);
     // Two scenario replays, their two fixture-rule tests, and the rules of the tree as a whole.
     expect(green.all).toMatch(/✓ .*\[replay\] .* hello \(/);
