@@ -1,0 +1,65 @@
+/** Secrets: no API key, bearer token, authorization header, real home directory or user name in any fixture file. */
+import { readFile } from 'node:fs/promises';
+import { homedir, userInfo } from 'node:os';
+import { RootReplacer } from '@acp-snapshot/session-log';
+import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from '../roots/secrets.js';
+import { type GuardContext, type GuardOptions, walkFiles } from './guard-context.js';
+
+export async function checkSecrets(ctx: GuardContext): Promise<void> {
+  const { opts, fixturesDir, show, add } = ctx;
+  const patterns = secretPatterns(opts);
+  for (const file of await walkFiles(fixturesDir)) {
+    const buf = await readFile(file);
+    if (buf.includes(0)) continue; // binary seed file
+    buf
+      .toString('utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const p of patterns) {
+          if (p.re.test(line))
+            add(
+              'secrets',
+              `${show(file)}:${i + 1}: contains ${p.what}; scrub it (record mode scrubs automatically) and re-record`,
+            );
+        }
+      });
+  }
+}
+
+function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {
+  const home = opts.home ?? homedir();
+  const user = opts.user ?? safeUser();
+  const out: Array<{ re: Pick<RegExp, 'test'>; what: string }> = [
+    { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
+    { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
+    { re: /"authorization"\s*:/i, what: 'an authorization header' },
+    // `/home/user/...` and the like identify nobody (the SDK example agent prints one); the machine's
+    // own home is still caught below even when its user name is a common one.
+    {
+      re: new RegExp(
+        `(?:^|[^A-Za-z0-9_{}])/(?:home|Users)/(?!(?:${[...COMMON_USER_NAMES].join('|')})(?![A-Za-z0-9._-]))[A-Za-z0-9._-]+`,
+      ),
+      what: 'a real home directory path',
+    },
+  ];
+  // The real home and user name by the one boundary rule every surface replaces them with (roots.ts).
+  const homeRoot = RootReplacer.of({ realHome: home });
+  if (!homeRoot.empty)
+    out.push({ re: { test: (line) => homeRoot.text(line) !== line }, what: 'the real home directory' });
+  if (isIdentifyingUserName(user)) {
+    const userRoot = RootReplacer.of({ user });
+    out.push({ re: { test: (line) => userRoot.text(line) !== line }, what: 'the user name' });
+  }
+  const values = opts.secretValues ?? (process.env.DEEPSEEK_API_KEY ? [process.env.DEEPSEEK_API_KEY] : []);
+  for (const v of values)
+    if (v.length >= 8) out.push({ re: new RegExp(escapeRegExp(v)), what: 'the API key value' });
+  return out;
+}
+
+function safeUser(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
