@@ -7,6 +7,7 @@ import {
 } from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
 import { SDK_EXAMPLE_AGENT } from './harness/src/conformance/sdk-example.js';
+import { profileCommands } from './harness/src/profile.js';
 import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
 import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
@@ -35,7 +36,7 @@ const agent = (overlay: string) => [
 const agents: Record<string, AgentProfile> = {
   'sdk-example': { command: [process.execPath, SDK_EXAMPLE_AGENT] },
 };
-const agentCommands = Object.fromEntries(Object.entries(agents).map(([k, p]) => [k, p.command]));
+const agentCommands = profileCommands(agents);
 
 /**
  * Where a run writes its results and reports: the repository by default, elsewhere with

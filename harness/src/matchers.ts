@@ -25,7 +25,8 @@ export async function acpSnapshotTexts(
     throw new Error(
       "toMatchAcpSnapshot: pass the `acp` fixture (it knows the test's roots and the agent profile)",
     );
-  await settleStdout(acp, s.profile.settleMs ?? 0);
+  // close() settled before it closed stdin; an agent still running may yet send its late notifications.
+  if (acp.running) await settleStdout(acp, s.profile.settleMs ?? 0);
   const normalized = normalizeStdout(acp.stdout, { roots: rootMap(s.roots), aliases: s.roots.aliases });
   const lines = applyRules(normalized, s.profile.normalize);
   const stdout = lines.length ? `${lines.join('\n')}\n` : '';

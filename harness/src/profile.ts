@@ -51,13 +51,11 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     }
   });
   const anytime = new Set(rules.anytimeUpdates ?? []);
-  const isAnytime = (line: string) =>
-    anytime.size > 0 &&
-    anytime.has(
-      (JSON.parse(line) as { params?: { update?: { sessionUpdate?: string } } }).params?.update
-        ?.sessionUpdate ?? '',
-    );
-  const ordered = [...lines.filter((l) => !isAnytime(l)), ...lines.filter(isAnytime)];
+  // One pass: the lines keep their order, the anytime updates follow them in theirs.
+  const rest: string[] = [];
+  const late: string[] = [];
+  for (const line of lines) (anytime.size > 0 && isUpdateOf(line, anytime) ? late : rest).push(line);
+  const ordered = [...rest, ...late];
   return ordered.map((line) => {
     let out = line;
     if (rules.paths?.length) {
@@ -68,6 +66,23 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     for (const { re, placeholder } of patterns) out = out.replace(re, placeholder);
     return out;
   });
+}
+
+/** Whether a stdout line is a `session/update` of one of the kinds. */
+function isUpdateOf(line: string, kinds: ReadonlySet<string>): boolean {
+  try {
+    const m = JSON.parse(line) as { method?: string; params?: { update?: { sessionUpdate?: string } } };
+    return m.method === 'session/update' && kinds.has(m.params?.update?.sessionUpdate ?? '');
+  } catch {
+    return false;
+  }
+}
+
+/** The command line of each profile (what the scenario runner and the guards take). */
+export function profileCommands(
+  profiles: Readonly<Record<string, AgentProfile>>,
+): Record<string, readonly string[]> {
+  return Object.fromEntries(Object.entries(profiles).map(([name, p]) => [name, p.command]));
 }
 
 /** Replaces the value at a JSON Pointer with `{{volatile}}`, when the message has it. */

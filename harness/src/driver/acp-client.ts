@@ -251,6 +251,11 @@ export class AcpClient {
     await Promise.all(this.processes.map((p) => p.exited));
   }
 
+  /** Whether an agent process is running (a closed client has nothing more to say). */
+  get running(): boolean {
+    return this.current !== undefined;
+  }
+
   /** The stderr of every process, for failure reports. */
   get stderr(): string[] {
     return this.processes.map((p) => p.stderr);

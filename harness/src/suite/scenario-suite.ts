@@ -21,7 +21,7 @@ import { recordScenario, recordTargetFor } from '../modes/record.js';
 import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
-import type { AgentProfile } from '../profile.js';
+import { type AgentProfile, profileCommands } from '../profile.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
 import {
   discoverScenarios,
@@ -47,7 +47,7 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
         paths: scenarioPaths(fixtures, name),
         fixtures,
         agentCommand: agentProfile.command,
-        agents: Object.fromEntries(Object.entries(agents).map(([k, p]) => [k, p.command])),
+        agents: profileCommands(agents),
         dirs: runDirs,
         testInfo,
         step: <T>(title: string, body: () => Promise<T>) => test.step(title, body),
@@ -164,8 +164,7 @@ async function recordOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
 function guardTests(fixtures: string, names: readonly string[]): void {
   let violations: Promise<Violation[]> | undefined;
   const all = (agents: Readonly<Record<string, AgentProfile>>) => {
-    const commands = Object.fromEntries(Object.entries(agents).map(([k, p]) => [k, p.command]));
-    violations ??= checkFixtures(fixtures, repoGuardOptions(fixtures, commands));
+    violations ??= checkFixtures(fixtures, repoGuardOptions(fixtures, profileCommands(agents)));
     return violations;
   };
   const shown = (vs: readonly Violation[]) => vs.map((v) => `[${v.rule}] ${v.message}`);
