@@ -80,7 +80,8 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
 
   httpModel: async ({ model, roots }, use, testInfo) => {
     if (model.kind !== 'http') return use(undefined);
-    const fix = `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test --project=${testInfo.project.name} -g '${testInfo.title}'`;
+    const project = testInfo.project.name ? ` --project=${testInfo.project.name}` : '';
+    const fix = `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test${project} -g '${testInfo.title}'`;
     const server = await startHttpModel(model, rootMap(roots), fix);
     await use(server);
     await server.finish();

@@ -405,3 +405,9 @@ test('timing: recorded offsets are kept with timing "recorded" and replay serves
   expect(performance.now() - started).toBeGreaterThanOrEqual(119);
   expect(res.chunks.map(String)).toEqual(frames.map((f) => f.text));
 });
+
+test('record refuses an upstream that is not an absolute URL, before any request', async () => {
+  await expect(startModelServer({ mode: 'record', upstream: { baseUrl: 'localhost:8080' } })).rejects.toThrow(
+    'model-http: upstream.baseUrl "localhost:8080" is not an absolute http(s) URL; give the model\'s origin, e.g. http://127.0.0.1:8080',
+  );
+});

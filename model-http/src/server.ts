@@ -50,6 +50,10 @@ export interface ModelServer {
 
 /** Starts a record or replay server on 127.0.0.1 and an ephemeral port. */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  if (options.mode === 'record' && options.upstream && !isHttpUrl(options.upstream.baseUrl))
+    throw new Error(
+      `model-http: upstream.baseUrl ${JSON.stringify(options.upstream.baseUrl)} is not an absolute http(s) URL; give the model's origin, e.g. http://127.0.0.1:8080`,
+    );
   const normalizer = new RequestNormalizer(options.normalize);
   const failures: Failure[] = [];
   const timing = options.timing === 'recorded';
@@ -120,4 +124,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return makeVerdict(all, calls, options.mode, { ...options.verdict, ...extra });
     },
   };
+}
+
+/** An absolute http(s) URL (`localhost:8080` parses, as scheme `localhost:`, but names no server). */
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
