@@ -16,8 +16,9 @@ export const claude: AgentProfile = {
     // Pins metadata.user_id's device_id (otherwise a random 64-hex id per HOME) and the first-start time.
     '.claude.json': JSON.stringify({ userID: '0'.repeat(64), firstStartTime: '2025-01-01T00:00:00.000Z' }),
   },
-  // Does not exit when stdin closes: killed after the grace period, so keep it short.
-  exitGraceMs: 1000,
+  // Does not exit when stdin closes: asked with SIGTERM to its process group, which it obeys.
+  exit: 'signal',
+  exitGraceMs: 3000,
   // available_commands_update arrives before the first message chunk; usage_update just before the response.
   settleMs: 500,
   normalize: { paths: ['/result/agentInfo/version'], anytimeUpdates: ['available_commands_update'] },

@@ -21,8 +21,9 @@ export const codex: AgentProfile = {
     // Pins client_metadata["x-codex-installation-id"] (otherwise a random UUID written on first start).
     '.codex/installation_id': '00000000-0000-4000-8000-000000000000',
   },
-  // Does not exit when stdin closes: killed after the grace period, so keep it short.
-  exitGraceMs: 1000,
+  // Does not exit when stdin closes: asked with SIGTERM to its process group, which it obeys.
+  exit: 'signal',
+  exitGraceMs: 3000,
   // available_commands_update arrives during the turn; nothing after the response.
   settleMs: 500,
   normalize: { paths: ['/result/agentInfo/version'], anytimeUpdates: ['available_commands_update'] },

@@ -145,6 +145,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       cwd: roots.cwd,
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
+      ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
       step: (title, body) => test.step(title, body),
     });
     await use(client);

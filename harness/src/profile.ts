@@ -15,6 +15,13 @@ export interface AgentProfile {
   /** How long the agent may take to exit after stdin closes before its process group is killed (ms; default 5000). */
   exitGraceMs?: number;
   /**
+   * How the agent is asked to exit: `stdin` (default) closes stdin and expects it to exit on its own; `signal`
+   * closes stdin and sends SIGTERM to its process group at once, for agents that never exit when stdin closes
+   * (claude-agent-acp, codex-acp). Either way a process still running after `exitGraceMs` is killed and the
+   * test fails naming it.
+   */
+  exit?: ExitPolicy;
+  /**
    * After the last response, wait until the agent has written nothing for this long (ms) before a snapshot is
    * taken: for agents that send notifications (e.g. `available_commands_update`) after a response. Default 0.
    */
@@ -24,6 +31,9 @@ export interface AgentProfile {
   /** The agent's volatile fields, replaced in its stdout before comparison. */
   normalize?: NormalizeRules;
 }
+
+/** How an agent is asked to exit: see {@link AgentProfile.exit}. */
+export type ExitPolicy = 'stdin' | 'signal';
 
 export interface NormalizeRules {
   /** JSON Pointers (RFC 6901) into a stdout message, e.g. `/result/agentInfo/version`: the value becomes `{{volatile}}`. */

@@ -19,6 +19,7 @@ const ProfileShape = z.looseObject({
   home: z.record(z.string(), z.string()).optional(),
   exitGraceMs: z.number().int().nonnegative().optional(),
   settleMs: z.number().int().nonnegative().optional(),
+  exit: z.enum(['stdin', 'signal']).optional(),
 });
 
 const TEMPLATE = /\{\{(\w+)\}\}/g;

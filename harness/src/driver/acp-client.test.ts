@@ -108,3 +108,35 @@ fixtures.describe('our agent replaying a recording', () => {
     },
   );
 });
+
+const FAKE = join(import.meta.dirname, '..', 'testing', 'agents', 'fake-agent.mjs');
+
+fixtures.describe('an agent that never exits when stdin closes', () => {
+  fixtures.describe('with the default exit policy', () => {
+    fixtures.use({ agentProfile: { command: [process.execPath, FAKE, 'stubborn'], exitGraceMs: 300 } });
+
+    fixtures(
+      'close() kills it after the grace period and the problem names the profile setting',
+      async ({ acp }) => {
+        await acp.initialize();
+        expect(await acp.close()).toBe(false);
+        expect(acp.problems).toEqual([
+          'agent process 1 did not exit within 300 ms after stdin closed; its process group was killed (an agent that never exits on stdin close needs `exit: "signal"` in its profile)',
+        ]);
+      },
+    );
+  });
+
+  fixtures.describe('with exit: "signal"', () => {
+    fixtures.use({
+      agentProfile: { command: [process.execPath, FAKE, 'stubborn'], exitGraceMs: 5000, exit: 'signal' },
+    });
+
+    fixtures('close() ends it with SIGTERM at once: a graceful exit, no problem', async ({ acp }) => {
+      await acp.initialize();
+      // True means it exited before the grace period ran out; without the signal it never would.
+      expect(await acp.close()).toBe(true);
+      expect(acp.problems).toEqual([]);
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
-import type { AgentProfile } from '../profile.js';
+import type { AgentProfile, ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
 import { serveClientFs } from './client-fs.js';
 import type { StepRunner } from './driver.js';
@@ -26,6 +26,8 @@ export interface AcpClientOptions {
   clientCapabilities?: acp.ClientCapabilities;
   /** How long a process may take to exit after stdin closes before its group is killed. */
   exitGraceMs?: number;
+  /** How the agent is asked to exit (default `stdin`; see AgentProfile.exit). */
+  exit?: ExitPolicy;
   /** How long one request may take before the test fails naming it (default 60 s). */
   requestTimeoutMs?: number;
   step?: StepRunner;
@@ -265,10 +267,11 @@ export class AcpClient {
     const p = this.current;
     if (!p) return true;
     this.current = undefined;
-    const graceful = await p.close(this.opts.exitGraceMs ?? 5000);
+    const exit = this.opts.exit ?? 'stdin';
+    const graceful = await p.close(this.opts.exitGraceMs ?? 5000, exit);
     if (!graceful)
       this.problems.push(
-        `agent process ${p.index + 1} did not exit within ${this.opts.exitGraceMs ?? 5000} ms after stdin closed; its process group was killed`,
+        `agent process ${p.index + 1} did not exit within ${this.opts.exitGraceMs ?? 5000} ms after ${exit === 'signal' ? 'stdin closed and SIGTERM' : 'stdin closed'}; its process group was killed${exit === 'stdin' ? ' (an agent that never exits on stdin close needs `exit: "signal"` in its profile)' : ''}`,
       );
     return graceful;
   }

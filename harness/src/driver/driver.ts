@@ -2,6 +2,7 @@ import { cutText } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, AgentSpawnError, type StdoutLine, StdoutViolation } from '../process/agent-process.js';
 import { processesInside, startedAndLingering } from '../process/orphans.js';
+import type { ExitPolicy } from '../profile.js';
 import type { PermissionAnswer, Scenario, Step } from '../scenario/input.js';
 import { type PromptCapabilities, undeclaredBlock } from '../scenario/prompt-content.js';
 import { serveClientFs } from './client-fs.js';
@@ -77,6 +78,8 @@ export interface DriverOptions {
   step?: StepRunner;
   /** How long a process may take to exit after stdin is closed before its group is killed. */
   exitGraceMs?: number;
+  /** How the agent is asked to exit (default `stdin`; see AgentProfile.exit). */
+  exit?: ExitPolicy;
   /**
    * The test's directory tree: after a prompt with a cancel point, a process started inside it during
    * the turn that outlives the turn is a problem (a cancel must stop the turn's tools). Unset: not checked.
@@ -372,7 +375,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
       });
     }
     await step('close stdin and await exit', async () => {
-      const graceful = await current!.close(graceMs());
+      const graceful = await current!.close(graceMs(), opts.exit);
       if (!graceful)
         problems.push(
           `${opts.name}: the agent did not exit within the grace period after stdin closed; its process group was killed`,
@@ -434,7 +437,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
         return;
       case 'restart': {
         // A process killed at a kill point is already gone: no graceful close of the dead one.
-        const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs()));
+        const graceful = killedAtPoint.has(current!) || (await current!.close(graceMs(), opts.exit));
         if (!graceful)
           problems.push(
             `${opts.name}: agent process ${current!.index + 1} did not exit within the grace period after stdin closed; its process group was killed`,

@@ -16,6 +16,7 @@ import {
 import * as acp from '@agentclientprotocol/sdk';
 import { execa, type ResultPromise } from 'execa';
 import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
+import type { ExitPolicy } from '../profile.js';
 
 /** The longest stdout line read (the SDK's own default message limit). */
 const MAX_LINE_BYTES = 32 * 2 ** 20;
@@ -270,10 +271,14 @@ export class AgentProcess {
     return done;
   }
 
-  /** Closes stdin and awaits a graceful exit; kills the process group when it does not come in time. */
-  async close(graceMs: number): Promise<boolean> {
+  /**
+   * Closes stdin (and with `signal`, sends SIGTERM to the process group) and awaits a graceful exit; kills
+   * the process group when it does not come in time.
+   */
+  async close(graceMs: number, exit: ExitPolicy = 'stdin'): Promise<boolean> {
     this.closing = true;
     this.child.stdin?.end();
+    if (exit === 'signal') this.signal('SIGTERM');
     const graceful = await this.exitsWithin(graceMs);
     if (!graceful) {
       this.kill();
@@ -286,10 +291,14 @@ export class AgentProcess {
   /** Kills the whole process group (the agent and anything it started). */
   kill(): void {
     if (this.exitedAt === 0) this.killed = true;
+    this.signal('SIGKILL');
+  }
+
+  private signal(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
     try {
-      process.kill(-pid, 'SIGKILL');
+      process.kill(-pid, signal);
     } catch {
       // Already gone.
     }
