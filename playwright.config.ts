@@ -124,6 +124,15 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
     },
+    {
+      // The example projects (examples/*): real agents from npm, installed from their own lockfiles, each
+      // running its own suite keylessly three times over.
+      name: 'examples',
+      default: false,
+      testDir: './e2e',
+      testMatch: 'examples.spec.ts',
+      timeout: 600_000,
+    },
     // Runs after record or refresh: sidecars no fixture references any more are deleted.
     { name: 'prune-sidecars', default: false, testDir: './e2e', testMatch: 'sidecars.teardown.ts' },
   ],

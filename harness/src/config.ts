@@ -6,6 +6,7 @@
  */
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
+import type { HttpModelSource } from './model/http-model.js';
 import type { AgentProfile } from './profile.js';
 import { GUARDS_TAG, type SuiteOptions } from './suite/suite-test.js';
 
@@ -18,11 +19,20 @@ export interface AcpConfigOptions {
   model?: ModelSource;
   /** Adds `NAME:live` projects (not run by default) whose agents talk to a real model. */
   live?: { baseUrlEnv?: string; apiKeyEnv?: string };
+  /**
+   * With `model: { kind: 'http' }`: adds `NAME:record` projects (not run by default, key-gated by the
+   * upstream's variables) that run the same tests against the real model and write what NAME replays:
+   * each test's exchange log and its snapshots, in NAME's snapshot directory.
+   */
+  record?: { upstream: NonNullable<HttpModelSource['upstream']> };
   /** A directory copied into every test's cwd. */
   workspaceSeed?: string;
   /** Playwright settings to merge over the defaults (workers, timeout, reporter...). */
   playwright?: PlaywrightTestConfig<AcpOptions>;
 }
+
+/** Where each test's snapshots (and, with an HTTP model, its exchange log) live: one directory per test and project. */
+const SNAPSHOT_PATH_TEMPLATE = '{testDir}/__acp__/{testFilePath}/{projectName}/{arg}{ext}';
 
 export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<AcpOptions> {
   const entries = Object.entries(opts.agents);
@@ -33,9 +43,14 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
         `defineAcpConfig: agents.${name}.command must be a non-empty array (executable, then arguments)`,
       );
   }
+  if (opts.record && opts.model?.kind !== 'http')
+    throw new Error(
+      "defineAcpConfig: `record` records model calls over HTTP; set model: { kind: 'http' } as well",
+    );
   const common = {
     ...(opts.workspaceSeed ? { workspaceSeed: opts.workspaceSeed } : {}),
   };
+  const snapshotPathTemplate = opts.playwright?.snapshotPathTemplate ?? SNAPSHOT_PATH_TEMPLATE;
   const projects: NonNullable<PlaywrightTestConfig<AcpOptions>['projects']> = entries.map(
     ([name, agentProfile]) => ({
       name,
@@ -50,12 +65,24 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
         use: { agentProfile, model: { kind: 'live', ...opts.live }, ...common },
       });
   }
+  if (opts.record && opts.model?.kind === 'http') {
+    const model: HttpModelSource = { ...opts.model, mode: 'record', upstream: opts.record.upstream };
+    for (const [name, agentProfile] of entries)
+      projects.push({
+        name: `${name}:record`,
+        default: false,
+        // What it records is what NAME replays: the same directory, not one of its own.
+        snapshotPathTemplate: snapshotPathTemplate.replaceAll('{projectName}', name),
+        timeout: 300_000,
+        use: { agentProfile, model, ...common },
+      });
+  }
   return defineConfig<AcpOptions>({
     testDir: opts.testDir ?? './tests',
     retries: 0,
     fullyParallel: true,
     reporter: [['list'], ['html', { open: 'never' }]],
-    snapshotPathTemplate: '{testDir}/__acp__/{testFilePath}/{projectName}/{arg}{ext}',
+    snapshotPathTemplate,
     ...opts.playwright,
     use: { trace: 'retain-on-failure', ...opts.playwright?.use },
     projects,

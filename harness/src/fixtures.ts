@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { test as base } from '@playwright/test';
+import { test as base, type TestInfo } from '@playwright/test';
 import { AcpClient } from './driver/acp-client.js';
 import { agentEnv } from './driver/driver.js';
 import {
@@ -80,9 +80,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
 
   httpModel: async ({ model, roots }, use, testInfo) => {
     if (model.kind !== 'http') return use(undefined);
-    const project = testInfo.project.name ? ` --project=${testInfo.project.name}` : '';
-    const fix = `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test${project} -g '${testInfo.title}'`;
-    const server = await startHttpModel(model, rootMap(roots), fix);
+    const exchanges =
+      model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
+    const server = await startHttpModel({ ...model, exchanges }, rootMap(roots), recordHint(testInfo));
     await use(server);
     await server.finish();
   },
@@ -138,6 +138,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
+        recording: model.kind === 'http' && model.mode === 'record',
         ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
       },
       command: agent.command,
@@ -163,6 +164,27 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     }
   },
 });
+
+/** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
+export function testDirName(title: string): string {
+  return (
+    title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-|-$/g, '') || 'acp'
+  );
+}
+
+/** The command that re-records a test's model calls: its project's `:record` twin when the config has one. */
+function recordHint(info: TestInfo): string {
+  const name = info.project.name;
+  const grep = `-g '${info.title}'`;
+  const twin = name.endsWith(':record') ? name : `${name}:record`;
+  if (info.config.projects.some((p) => p.name === twin))
+    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment)`;
+  const project = name ? ` --project=${name}` : '';
+  return `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test${project} ${grep}`;
+}
 
 /** The contract variables of a model source; a live source reads its key from the environment. */
 function modelEnv(model: ModelSource): {

@@ -12,6 +12,7 @@ import { firstDifferingLine, unifiedDiff } from './compare/diff.js';
 import { adoptRecordedProvider, harvestLog, projectHarvested } from './compare/harvest.js';
 import { captureWorkspace } from './compare/workspace.js';
 import { type AcpClient, settleStdout } from './driver/acp-client.js';
+import { testDirName } from './fixtures.js';
 import { normalizeJsonlText, normalizeStdout } from './normalize/normalize.js';
 import { applyRules } from './profile.js';
 import { rootMap } from './roots/roots.js';
@@ -41,14 +42,7 @@ export async function acpSnapshotTexts(
 }
 
 /** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
-export function fileName(title: string): string {
-  return (
-    title
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, '-')
-      .replace(/^-|-$/g, '') || 'acp'
-  );
-}
+export const fileName = testDirName;
 
 /** One snapshot file compared (and written, as `--update-snapshots` says): a failure message, or undefined. */
 async function compareFile(
@@ -56,6 +50,7 @@ async function compareFile(
   text: string,
   segments: string[],
   kind: 'stdout' | 'log' | undefined,
+  recording: boolean,
   /** The text as compared, given the snapshot (a replayed log names the recording's provider). */
   compared: (text: string, expected: string | undefined) => string = (t) => t,
 ): Promise<string | undefined> {
@@ -66,11 +61,14 @@ async function compareFile(
   const mode = info.config.updateSnapshots;
   if (expected === text) return undefined;
   // As toMatchSnapshot: a missing snapshot is written unless the mode is 'none' (the default mode is 'default').
-  const write = mode === 'all' || mode === 'changed' || (expected === undefined && mode !== 'none');
+  // A run that records the model's calls rewrites them: they are what the next replay is compared with.
+  const write =
+    recording || mode === 'all' || mode === 'changed' || (expected === undefined && mode !== 'none');
   if (write) {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text);
   }
+  if (recording) return undefined;
   if (expected === undefined)
     return `${shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : ' (run with --update-snapshots to write it)'}.`;
   if (write) return undefined;
@@ -91,13 +89,14 @@ export const expect = base.extend({
     // One directory per test, like a scenario's: NAME/stdout.jsonl, NAME/workspace.json, NAME/session.jsonl.
     const dir = name ?? fileName(info.title);
     const texts = await acpSnapshotTexts(received);
+    const recording = received.snapshot?.recording === true;
     const failures = (
       await Promise.all([
-        compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout'),
-        compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined),
+        compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout', recording),
+        compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined, recording),
         texts.log === undefined
           ? undefined
-          : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log', (log, recorded) =>
+          : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log', recording, (log, recorded) =>
               // Replay serves the recording through the replay plugin, which the header then names; the
               // comparison adopts the recorded provider, as the scenario corpus does (harvest.ts).
               received.snapshot?.replayed ? adoptRecordedProvider(log, recorded) : log,

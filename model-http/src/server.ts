@@ -42,6 +42,8 @@ export interface ModelServer {
   url: string;
   /** Record: the exchanges completed so far, in arrival order; replay: the recorded ones. */
   readonly exchanges: Exchange[];
+  /** Model requests received so far (a `HEAD` preflight is not one). */
+  readonly calls: number;
   /** Stops listening and closes every connection (held-open cancelled streams too). */
   close(): Promise<void>;
   /** Ok, or the failures: unmatched and unused exchanges (replay), requests not recorded (record). */
@@ -104,6 +106,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
   return {
     url: `http://127.0.0.1:${port}`,
+    get calls() {
+      return calls;
+    },
     get exchanges() {
       return record ? record.slots.filter((x): x is Exchange => x !== undefined) : [...options.exchanges!];
     },

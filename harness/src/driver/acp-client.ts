@@ -42,6 +42,8 @@ export interface SnapshotContext {
   workspaceSeed?: string;
   /** The model's answers are replayed from a recording (the log's header then names the replay plugin). */
   replayed?: boolean;
+  /** The model's calls are being recorded: the snapshots are rewritten from this run, as the recording is. */
+  recording?: boolean;
 }
 
 /** What a prompt turn produced. */
@@ -70,6 +72,7 @@ export class AcpClient {
   private readonly answers: PermissionAnswer[] = [];
   private readonly exchange = new Exchange();
   private turn: acp.SessionUpdate[] | undefined;
+  private readonly waiters = new Set<{ kind: string; resolve: (u: acp.SessionUpdate) => void }>();
   /** Resolves once the latest prompt request is queued on the connection. */
   private promptSent: Promise<void> | undefined;
   private current: AgentProcess | undefined;
@@ -89,6 +92,8 @@ export class AcpClient {
         if (params.sessionId !== this.sessionId) return;
         this.exchange.update(params.update);
         this.turn?.push(params.update);
+        for (const w of [...this.waiters])
+          if (w.kind === params.update.sessionUpdate) w.resolve(params.update);
       })
       .onRequest('session/request_permission', ({ params }) => this.answerPermission(params));
     serveClientFs(this.app, opts.cwd, caps.fs, (line) => this.exchange.note(line));
@@ -221,6 +226,38 @@ export class AcpClient {
     const turn = this.prompt(content);
     turn.catch(() => {});
     return turn;
+  }
+
+  /**
+   * Resolves with the first `session/update` of this kind from now on, or one the turn in flight already
+   * had: e.g. `await acp.waitForUpdate('agent_message_chunk')` before a cancel, so the turn is under way.
+   */
+  waitForUpdate<K extends acp.SessionUpdate['sessionUpdate']>(
+    kind: K,
+  ): Promise<Extract<acp.SessionUpdate, { sessionUpdate: K }>> {
+    type U = Extract<acp.SessionUpdate, { sessionUpdate: K }>;
+    const had = this.turn?.find((u) => u.sessionUpdate === kind);
+    if (had) return Promise.resolve(had as U);
+    const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
+    return this.step(`wait for ${kind}`, async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = { kind, resolve: (_: acp.SessionUpdate) => {} };
+      try {
+        const update = new Promise<U>((resolve, reject) => {
+          waiter.resolve = (u) => resolve(u as U);
+          this.waiters.add(waiter);
+          timer = setTimeout(
+            () => reject(new Error(`no ${kind} update from the agent within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        });
+        // An agent that dies meanwhile fails the wait at once, naming its exit.
+        return await (this.current ? Promise.race([update, this.current.broken]) : update);
+      } finally {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+      }
+    });
   }
 
   /** Sends session/cancel for the current session (a notification: the prompt's response says how it ended). */

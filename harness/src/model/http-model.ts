@@ -5,7 +5,7 @@
  * exchange left unused; record forwards to the real upstream (its key from the environment, never stored)
  * and writes the exchange log when the test ends.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   type ModelServer,
@@ -18,8 +18,11 @@ import {
 
 export interface HttpModelSource {
   kind: 'http';
-  /** The exchange log (`exchanges.jsonl`): read in replay, written in record. */
-  exchanges: string;
+  /**
+   * The exchange log (`exchanges.jsonl`): read in replay, written in record. Default: `exchanges.jsonl` in
+   * the test's snapshot directory, beside what `toMatchAcpSnapshot()` writes.
+   */
+  exchanges?: string;
   /** The sidecars directory large request values live in (default: `sidecars/` beside the log's directory). */
   sidecars?: string;
   /** `replay` (default, keyless) or `record` (forwards to `upstream`). */
@@ -46,7 +49,7 @@ export interface HttpModel {
 
 /** Starts the model server of one test; `roots` are this test's (name -> directory). */
 export async function startHttpModel(
-  source: HttpModelSource,
+  source: HttpModelSource & { exchanges: string },
   roots: Record<string, string>,
   fix: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -70,7 +73,8 @@ export async function startHttpModel(
       verdict: { fix, file },
     });
   } else {
-    const exchanges = readExchangeLog(file, { sidecars, fix });
+    // No log: the test was recorded calling no model, and any request it makes now is drift.
+    const exchanges = existsSync(file) ? readExchangeLog(file, { sidecars, fix }) : [];
     const optional = source.optional ?? [];
     server = await startModelServer({
       mode: 'replay',
@@ -99,7 +103,12 @@ export async function startHttpModel(
       if (judgedByTest) return;
       if (!verdict.ok) throw new Error(verdict.message);
       if (source.mode === 'record') {
-        // Nothing recorded (no request reached the server, or none got an answer) never replaces a recording.
+        // A test that calls no model needs no log: one left from an earlier recording goes, as the test's does.
+        if (server.calls === 0) {
+          rmSync(file, { force: true });
+          return;
+        }
+        // Requests that got no answer never replace a recording.
         if (server.exchanges.length === 0)
           throw new Error(
             `model: no model exchange was recorded through the recording server, so ${file} is left as it was. Point the agent at {{modelBaseUrl}} in its profile (env or HOME files), and check the upstream answers.`,
