@@ -4,14 +4,14 @@
  * replayed keylessly from its committed exchange logs three times over (`--repeat-each=3`): every test
  * passes every time, its drift test included, and no model is reachable.
  */
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { startEmulator } from '@acp-snapshot/emulator';
+import { REPO_ROOT } from '@acp-snapshot/playwright/testing';
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
-// @ts-expect-error: a plain .mjs script, typed by its use here
-import { examples, installExamples } from '../scripts/examples.mjs';
 
 interface JsonReport {
   stats: { expected: number; unexpected: number; flaky: number; skipped: number };
@@ -23,10 +23,21 @@ interface JsonReport {
 
 test.describe.configure({ mode: 'parallel' });
 
-for (const dir of examples() as string[]) {
+const EXAMPLES = join(REPO_ROOT, 'examples');
+const examples = readdirSync(EXAMPLES)
+  .map((name) => join(EXAMPLES, name))
+  .filter((dir) => existsSync(join(dir, 'package.json')));
+
+for (const dir of examples) {
   test(`examples/${basename(dir)}: replayed keylessly three times over, every test green`, async () => {
-    await test.step('install it from its lockfile (skipped when installed and current)', () =>
-      installExamples(() => {}, dir));
+    await test.step('install it from its lockfile (skipped when installed and current)', async () => {
+      const r = await execa('node', ['scripts/examples.mjs', dir], {
+        cwd: REPO_ROOT,
+        all: true,
+        reject: false,
+      });
+      expect(r.exitCode, r.all).toBe(0);
+    });
     const out = await mkdtemp(join(tmpdir(), 'acp-example-'));
     try {
       const run = await test.step('npx playwright test --repeat-each=3', () =>
@@ -61,6 +72,54 @@ for (const dir of examples() as string[]) {
     }
   });
 }
+
+test('examples/claude-agent-acp: re-recorded against its stand-in model, every committed fixture comes back byte for byte', async () => {
+  // The key-gated record path, tried keylessly: the emulator serves stand-in.json as the upstream would.
+  const dir = join(EXAMPLES, 'claude-agent-acp');
+  const scratch = await mkdtemp(join(tmpdir(), 'acp-example-record-'));
+  const emulator = await startEmulator({ scriptPath: join(dir, 'stand-in.json') });
+  try {
+    await cp(dir, scratch, {
+      recursive: true,
+      filter: (src) => !/\/(node_modules|test-results|playwright-report)$/.test(src),
+    });
+    await symlink(join(dir, 'node_modules'), join(scratch, 'node_modules'));
+    const run = await execa(
+      'npx',
+      ['playwright', 'test', '--project=claude:record', 'tests/claude.spec.ts', '--reporter=list'],
+      {
+        cwd: scratch,
+        all: true,
+        reject: false,
+        env: {
+          CI: '1',
+          FORCE_COLOR: '0',
+          MODEL_UPSTREAM_URL: emulator.url,
+          ANTHROPIC_API_KEY: 'sk-ant-local-record',
+        },
+      },
+    );
+    expect(run.exitCode, run.all).toBe(0);
+    const tree = 'tests/__acp__/claude.spec.ts/claude';
+    const files = (root: string) =>
+      readdirSync(join(root, tree), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name).slice(join(root, tree).length + 1))
+        .sort();
+    expect(files(scratch)).toEqual(files(dir));
+    for (const f of files(dir))
+      expect(await readFile(join(scratch, tree, f), 'utf8'), f).toBe(
+        await readFile(join(dir, tree, f), 'utf8'),
+      );
+    // The key went upstream and nowhere else.
+    expect(emulator.requests.length).toBeGreaterThan(0);
+    for (const f of files(scratch))
+      expect(await readFile(join(scratch, tree, f), 'utf8')).not.toContain('sk-ant-local-record');
+  } finally {
+    await emulator.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+});
 
 /** The titles (their beginnings) every example's suite has. */
 const REQUIRED = [

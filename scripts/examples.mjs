@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,7 +60,9 @@ export function installExamples(log = console.log, only = undefined) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    installExamples();
+    // An example's directory as the argument installs that one only.
+    const only = process.argv[2];
+    installExamples(console.log, only === undefined ? undefined : resolve(only));
   } catch (e) {
     console.error(e instanceof Error ? e.message : e);
     process.exit(1);
