@@ -113,3 +113,47 @@ test.describe('replayed', () => {
     expect(verdict.message).toMatch(/unused|never requested|not requested/i);
   });
 });
+
+test.describe('an agent that talks to a model the harness does not see', () => {
+  let direct: Emulator | undefined;
+  test.beforeAll(async () => {
+    direct = await startEmulator({
+      script: { responses: [{ reply: { text: 'an answer from elsewhere' } }] },
+    });
+  });
+  test.afterAll(async () => {
+    await direct?.close();
+  });
+  // Its profile names the model's URL itself instead of {{modelBaseUrl}}: the turn is answered, the server
+  // sees nothing, and a recording of it would replay only while that model runs.
+  test.use({
+    agentProfile: {
+      ...ours,
+      env: { ACP_SNAPSHOT_BASE_URL: 'set in the test', DEEPSEEK_API_KEY: 'local-no-key' },
+    },
+    // The upstream is never reached: nothing comes through the server to forward.
+    model: {
+      kind: 'http',
+      mode: 'record',
+      exchanges: join(dir, 'scenarios', 'elsewhere', 'exchanges.jsonl'),
+      upstream: { baseUrl: 'http://127.0.0.1:9' },
+    },
+  });
+
+  test('fails the test when it ends: prompts were answered and no model request came through the server', async ({
+    acp,
+    agent,
+    httpModel,
+  }) => {
+    // The teardown of the acp fixture fails it; everything in the body holds.
+    test.fail();
+    // The emulator's port is known only now; the process starts at the first request, with this env.
+    agent.env.ACP_SNAPSHOT_BASE_URL = direct!.url;
+    await acp.initialize();
+    await acp.newSession();
+    expect((await acp.prompt('Say hello.')).text).toContain('an answer from elsewhere');
+    await acp.close();
+    expect(direct!.requests.length).toBe(1);
+    expect(httpModel!.calls).toBe(0);
+  });
+});

@@ -132,7 +132,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command, env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
         roots,
@@ -152,6 +152,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use(client);
     const failed = testInfo.status !== testInfo.expectedStatus;
     await client.dispose();
+    // Prompts answered while no request reached the model server: the agent talks to a model the harness
+    // does not see, and its recording would replay only while that model is there.
+    if (httpModel && httpModel.calls === 0 && client.promptsSent > 0 && testInfo.status === 'passed')
+      throw new Error(
+        `model: the agent was sent ${client.promptsSent} prompt(s) and made no model request through the harness's model server (${httpModel.url}). ` +
+          "Point its model at {{modelBaseUrl}} in the profile's env or HOME files; a test whose prompts need no model sets use.model = { kind: 'none' }.",
+      );
     if (failed) {
       await testInfo.attach('stdout.raw.jsonl', {
         body: client.stdout.map((l) => l.text).join('\n'),

@@ -72,6 +72,8 @@ export class AcpClient {
   private readonly answers: PermissionAnswer[] = [];
   private readonly exchange = new Exchange();
   private turn: acp.SessionUpdate[] | undefined;
+  /** `session/prompt` requests sent, in every process of the client. */
+  promptsSent = 0;
   private readonly waiters = new Set<{ kind: string; resolve: (u: acp.SessionUpdate) => void }>();
   /** Resolves once the latest prompt request is queued on the connection. */
   private promptSent: Promise<void> | undefined;
@@ -197,6 +199,7 @@ export class AcpClient {
     this.promptSent = new Promise<void>((r) => {
       sent = r;
     });
+    this.promptsSent++;
     return this.exchangeStep(`session/prompt ${quoted}`, async (agent) => {
       const updates: acp.SessionUpdate[] = [];
       this.turn = updates;

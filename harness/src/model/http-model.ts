@@ -38,6 +38,8 @@ export interface HttpModelSource {
 export interface HttpModel {
   /** The server's origin (`http://127.0.0.1:PORT`): what `{{modelBaseUrl}}` becomes. */
   url: string;
+  /** Model requests the server has received so far (its `HEAD` preflight answers are not counted). */
+  readonly calls: number;
   /** Stops the server and judges it: throws the verdict's message when it is not ok; record writes the log. */
   finish(): Promise<void>;
   /**
@@ -94,6 +96,9 @@ export async function startHttpModel(
   };
   return {
     url: server.url,
+    get calls() {
+      return server.calls;
+    },
     async verdict() {
       judgedByTest = true;
       return stop();
