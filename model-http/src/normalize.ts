@@ -105,9 +105,13 @@ function replaceNear(
   let at = 0;
   let from = -1;
   let to = -1;
+  let changed = false;
   const flush = () => {
     if (from < 0) return;
-    out += s.slice(at, from) + replace(s.slice(from, to));
+    const chunk = s.slice(from, to);
+    const replaced = replace(chunk);
+    if (replaced !== chunk) changed = true;
+    out += s.slice(at, from) + replaced;
     at = to;
   };
   for (const p of anchors) {
@@ -121,7 +125,9 @@ function replaceNear(
     }
   }
   flush();
-  return out + s.slice(at);
+  // Nothing replaced: the string itself, not a copy pieced together from slices (which JSON.stringify,
+  // later, walks far more slowly than a flat string).
+  return changed ? out + s.slice(at) : s;
 }
 
 /** `s` with its dates replaced: every spelling holds a year (19xx or 20xx), so the pattern runs only near one. */

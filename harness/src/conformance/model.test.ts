@@ -150,3 +150,25 @@ test('any other unserved request is named too; a HEAD preflight is not', async (
     await standIn.close();
   }
 });
+
+test("a structured-output call (gemini-cli's router) is answered with JSON of its schema", () => {
+  const router = {
+    contents: [{ role: 'user', parts: [{ text: 'Rate the complexity of: say hi' }] }],
+    generationConfig: {
+      responseMimeType: 'application/json',
+      responseJsonSchema: {
+        type: 'OBJECT',
+        properties: {
+          complexity_reasoning: { type: 'STRING' },
+          complexity_score: { type: 'INTEGER', description: 'Complexity score from 1-100.' },
+        },
+        required: ['complexity_reasoning', 'complexity_score'],
+      },
+    },
+  };
+  const entry = respondTo(router, CWD);
+  expect('reply' in entry && JSON.parse(entry.reply.text!)).toEqual({
+    complexity_reasoning: 'stand-in',
+    complexity_score: 1,
+  });
+});

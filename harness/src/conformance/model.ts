@@ -112,6 +112,9 @@ const READ = /read the file (\S+?)[.,]?\s/i;
 
 /** The emulator entry that answers `body` for a check whose workspace is `cwd`. */
 export function respondTo(body: Json, cwd: string): ScriptEntry {
+  // A structured-output call (gemini-cli's model router) wants JSON of its schema, not prose.
+  const schema = requestedSchema(body);
+  if (schema) return { reply: { text: JSON.stringify(valueOf(schema)) } };
   const newest = newestMessage(body);
   if (newest.kind === 'tool-result') return { reply: { text: 'Done: the tool call finished.' } };
   const prompt = newest.kind === 'user' ? `${newest.text} ` : '';
@@ -139,6 +142,36 @@ export function respondTo(body: Json, cwd: string): ScriptEntry {
       reply: { toolCalls: [{ name: reader.name, arguments: toolArguments(reader, `${cwd}/${read[1]}`) }] },
     };
   return { reply: { text: 'Hello from the conformance model stand-in.' } };
+}
+
+/** The JSON schema a request asks its answer to follow (Gemini `generationConfig`, OpenAI `response_format`). */
+function requestedSchema(body: Json): Json | undefined {
+  const gen = body.generationConfig as Json | undefined;
+  if (gen?.responseMimeType === 'application/json')
+    return (gen.responseJsonSchema ?? gen.responseSchema) as Json | undefined;
+  const format = body.response_format as { type?: string; json_schema?: { schema?: Json } } | undefined;
+  return format?.type === 'json_schema' ? format.json_schema?.schema : undefined;
+}
+
+/** A small value that follows `schema`: its required properties, the first enum value, numbers at their minimum. */
+function valueOf(schema: Json): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  switch (String(schema.type ?? 'object').toLowerCase()) {
+    case 'string':
+      return 'stand-in';
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    default: {
+      const props = (schema.properties ?? {}) as Record<string, Json>;
+      const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(props);
+      return Object.fromEntries(required.filter((k) => props[k]).map((k) => [k, valueOf(props[k]!)]));
+    }
+  }
 }
 
 /** A running stand-in for one check. */
