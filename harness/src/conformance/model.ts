@@ -114,7 +114,7 @@ const READ = /read the file (\S+?)[.,]?\s/i;
 export function respondTo(body: Json, cwd: string): ScriptEntry {
   // A structured-output call (gemini-cli's model router) wants JSON of its schema, not prose.
   const schema = requestedSchema(body);
-  if (schema) return { reply: { text: JSON.stringify(valueOf(schema)) } };
+  if (schema) return { reply: { text: JSON.stringify(schemaValue(schema)) } };
   const newest = newestMessage(body);
   if (newest.kind === 'tool-result') return { reply: { text: 'Done: the tool call finished.' } };
   const prompt = newest.kind === 'user' ? `${newest.text} ` : '';
@@ -154,7 +154,7 @@ function requestedSchema(body: Json): Json | undefined {
 }
 
 /** A small value that follows `schema`: its required properties, the first enum value, numbers at their minimum. */
-function valueOf(schema: Json): unknown {
+function schemaValue(schema: Json): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   switch (String(schema.type ?? 'object').toLowerCase()) {
     case 'string':
@@ -169,7 +169,7 @@ function valueOf(schema: Json): unknown {
     default: {
       const props = (schema.properties ?? {}) as Record<string, Json>;
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(props);
-      return Object.fromEntries(required.filter((k) => props[k]).map((k) => [k, valueOf(props[k]!)]));
+      return Object.fromEntries(required.filter((k) => props[k]).map((k) => [k, schemaValue(props[k]!)]));
     }
   }
 }
