@@ -38,6 +38,11 @@ for (const dir of examples) {
       });
       expect(r.exitCode, r.all).toBe(0);
     });
+    await test.step('npm run check: its fixture tree obeys the rules', async () => {
+      const r = await execa('npm', ['run', 'check'], { cwd: dir, all: true, reject: false });
+      expect(r.exitCode, r.all).toBe(0);
+      expect(r.all).toContain('snapshot tree(s) (tests/__acp__): ok');
+    });
     const out = await mkdtemp(join(tmpdir(), 'acp-example-'));
     try {
       const run = await test.step('npx playwright test --repeat-each=3', () =>

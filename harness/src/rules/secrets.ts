@@ -26,7 +26,7 @@ export async function checkSecrets(ctx: GuardContext): Promise<void> {
   }
 }
 
-function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {
+export function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {
   const home = opts.home ?? homedir();
   const user = opts.user ?? safeUser();
   const out: Array<{ re: Pick<RegExp, 'test'>; what: string }> = [
@@ -34,10 +34,11 @@ function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; w
     { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
     { re: /"authorization"\s*:/i, what: 'an authorization header' },
     // `/home/user/...` and the like identify nobody (the SDK example agent prints one); the machine's
-    // own home is still caught below even when its user name is a common one.
+    // own home is still caught below even when its user name is a common one. No user name starts with a
+    // dot: `../home/.qwen/...` (qwen's path from the test's cwd to its HOME) names none.
     {
       re: new RegExp(
-        `(?:^|[^A-Za-z0-9_{}])/(?:home|Users)/(?!(?:${[...COMMON_USER_NAMES].join('|')})(?![A-Za-z0-9._-]))[A-Za-z0-9._-]+`,
+        `(?:^|[^A-Za-z0-9_{}])/(?:home|Users)/(?!(?:${[...COMMON_USER_NAMES].join('|')})(?![A-Za-z0-9._-]))[A-Za-z0-9_-][A-Za-z0-9._-]*`,
       ),
       what: 'a real home directory path',
     },

@@ -23,6 +23,7 @@ import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
 import { type AgentProfile, profileCommands } from '../profile.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
+import { checkSnapshotTrees } from '../rules/snapshot-tree.js';
 import {
   discoverScenarios,
   fixturesDir,
@@ -193,6 +194,15 @@ function guardTests(fixtures: string, names: readonly string[]): void {
       ).toEqual([]);
     });
   }
+  // The snapshot trees of the project's acp-fixture tests (`__acp__/`: exchange logs, sidecars, snapshots).
+  test('fixtures: snapshot trees', { tag: GUARDS_TAG }, async () => {
+    const { trees, violations: found } = await checkSnapshotTrees(REPO_ROOT);
+    test.skip(trees.length === 0, 'no __acp__ snapshot tree in the project');
+    expect(
+      found.map((v) => `[${v.rule}] ${v.message}`),
+      `${found.length} problem(s) in ${trees.join(', ')}`,
+    ).toEqual([]);
+  });
 }
 
 export { GUARDS_TAG, type SuiteMode };
