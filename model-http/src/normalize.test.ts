@@ -142,7 +142,26 @@ test('property: normalizing is idempotent and the fingerprint ignores key order'
       const a = fingerprint({ method: 'POST', path: '/p', body: n.body(value) });
       const b = fingerprint({ method: 'POST', path: '/p', body: n.body(shuffleKeys(value, seed)) });
       expect(b).toBe(a);
+      // A body read back from an exchange log (not built here) fingerprints the same as the live one, and
+      // the JSON written while building is the canonical JSON.
+      const stored = JSON.parse(JSON.stringify(once)) as JsonValue;
+      expect(fingerprint({ method: 'POST', path: '/p', body: stored })).toBe(a);
     }),
     { numRuns: 300 },
   );
+});
+
+test('a long string sent again (a system prompt, each call) normalizes as it did the first time', () => {
+  const prompt = `You work in ${CWD}. Today's date is 2026-12-01. ${'Keep changes small. '.repeat(40)}`;
+  const n = new RequestNormalizer({ roots: { cwd: CWD } });
+  const first = n.text(prompt);
+  expect(first.startsWith("You work in {{cwd}}. Today's date is {{date}}.")).toBe(true);
+  expect(n.text(prompt)).toBe(first);
+  expect(n.text(`${prompt} `)).toBe(`${first} `);
+  // Pattern ids are numbered per request: a long string keeps its numbers in each request, not the first one's.
+  const ids = new RequestNormalizer({ ids: [{ pattern: 'req-[0-9]+', name: 'req' }] });
+  const long = `${'x'.repeat(600)} req-2`;
+  const body = (first: string) => ({ a: first, b: long }) as JsonValue;
+  expect(ids.body(body('req-1'))).toEqual({ a: '{{req#1}}', b: `${'x'.repeat(600)} {{req#2}}` });
+  expect(ids.body(body('no id'))).toEqual({ a: 'no id', b: `${'x'.repeat(600)} {{req#1}}` });
 });

@@ -166,6 +166,12 @@ function parsePath(path: string): Segment[] {
     .filter((s) => s !== '');
 }
 
+/** Enough for the strings a session repeats; a run past it starts over rather than grow. */
+const MEMO_MAX_ENTRIES = 8192;
+
+/** Keys and string values repeat from call to call (tool schemas, message roles): their JSON forms are kept. */
+const JSON_MEMO_MAX_ENTRIES = 8192;
+
 /** Replaces roots, ids and dates in request bodies; build one per run (patterns compile once). */
 export class RequestNormalizer {
   /** The roots rule of this run (with the dashed spellings): also what scrubs recorded frames. */
@@ -177,6 +183,8 @@ export class RequestNormalizer {
   private readonly pathIds: Array<{ path: Segment[]; name: string }> = [];
   private readonly patternIds: Array<{ re: RegExp; name: string }> = [];
   private readonly headerNames: string[];
+  private readonly memo = new Map<string, string>();
+  private readonly jsonMemo = new Map<string, string>();
 
   constructor(private readonly options: NormalizeOptions = {}) {
     const spellings: RootSpelling[] = rootAliases(options.roots ?? {});
@@ -206,6 +214,22 @@ export class RequestNormalizer {
 
   /** One string with roots, pattern ids and dates replaced; `seen` numbers pattern ids within one request. */
   text(s: string, seen: Map<string, string> = new Map()): string {
+    // An agent sends its system prompt and tool schemas again with every call: each string is normalized
+    // once per run. Not with pattern ids, whose placeholders are numbered per request.
+    const memo = this.patternIds.length === 0;
+    if (memo) {
+      const hit = this.memo.get(s);
+      if (hit !== undefined) return hit;
+    }
+    const out = this.normalizeText(s, seen);
+    if (memo) {
+      if (this.memo.size >= MEMO_MAX_ENTRIES) this.memo.clear();
+      this.memo.set(s, out);
+    }
+    return out;
+  }
+
+  private normalizeText(s: string, seen: Map<string, string>): string {
     let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
     for (const { re, name } of this.patternIds) {
       out = out.replace(re, (m) => {
@@ -233,38 +257,86 @@ export class RequestNormalizer {
     const ids = this.pathIds;
     // The path of the value being walked, kept only when id rules need it (one array, pushed and popped).
     const at: string[] = [];
-    const walk = (x: JsonValue): JsonValue => {
+    // The canonical JSON of the result, written alongside it: what JSON.stringify would give, without a
+    // second walk over 80 KB. The JSON form of each string is kept for the run, as its normalized text is.
+    const json: string[] = [];
+    const memo = this.jsonMemo;
+    const leaf = (x: string): string => {
+      let j = memo.get(x);
+      if (j === undefined) {
+        if (memo.size >= JSON_MEMO_MAX_ENTRIES) memo.clear();
+        j = JSON.stringify(x);
+        memo.set(x, j);
+      }
+      return j;
+    };
+    // `track`: whether an id rule can still match below this point; where none can, the path is not kept.
+    const walk = (x: JsonValue, track: boolean): JsonValue => {
       if (typeof x === 'string' || typeof x === 'number') {
-        const id = ids.length ? ids.find((r) => matchesPath(r.path, at)) : undefined;
-        if (id) return `{{${id.name}}}`;
-        return typeof x === 'string' ? this.text(x, seen) : x;
-      }
-      if (Array.isArray(x)) {
-        if (!ids.length) return x.map(walk);
-        return x.map((v, i) => {
-          at.push(String(i));
-          const r = walk(v);
-          at.pop();
-          return r;
-        });
-      }
-      if (x && typeof x === 'object') {
-        const out: { [key: string]: JsonValue } = {};
-        for (const k of Object.keys(x).sort()) {
-          if (ids.length) at.push(k);
-          defineKey(out, k, walk(x[k]!));
-          if (ids.length) at.pop();
-        }
+        const id = track ? ids.find((r) => matchesPath(r.path, at)) : undefined;
+        const out = id ? `{{${id.name}}}` : typeof x === 'string' ? this.text(x, seen) : x;
+        json.push(typeof out === 'string' ? leaf(out) : JSON.stringify(out));
         return out;
       }
+      if (Array.isArray(x)) {
+        json.push('[');
+        const out: JsonValue[] = new Array(x.length);
+        for (let i = 0; i < x.length; i++) {
+          if (i > 0) json.push(',');
+          if (!track) {
+            out[i] = walk(x[i]!, false);
+            continue;
+          }
+          at.push(String(i));
+          const v = walk(
+            x[i]!,
+            ids.some((r) => couldMatchBelow(r.path, at)),
+          );
+          if (out) out[i] = v;
+          at.pop();
+        }
+        json.push(']');
+        return out as JsonValue;
+      }
+      if (x && typeof x === 'object') {
+        const mark = json.length;
+        json.push('{');
+        const keys = Object.keys(x).sort();
+        const out: { [key: string]: JsonValue } = {};
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          json.push(i > 0 ? ',' : '', leaf(k), ':');
+          let v: JsonValue;
+          if (track) {
+            at.push(k);
+            v = walk(
+              x[k]!,
+              ids.some((r) => couldMatchBelow(r.path, at)),
+            );
+            at.pop();
+          } else v = walk(x[k]!, false);
+          defineKey(out, k, v);
+        }
+        json.push('}');
+        // Integer-like keys come first in a JavaScript object whatever the insertion order, and so in the
+        // canonical JSON (JSON.stringify of the sorted object): rare enough to write this object again.
+        if (keys.some(isIndexKey)) {
+          json.length = mark;
+          json.push(JSON.stringify(out));
+        }
+        return out as JsonValue;
+      }
+      json.push(JSON.stringify(x));
       return x;
     };
-    let out = walk(value);
-    if (this.options.custom?.length) {
-      for (const fn of this.options.custom) out = fn(out);
+    let out = walk(value, ids.length > 0);
+    // Custom functions change the body after the walk: its JSON is written again.
+    const custom = this.options.custom ?? [];
+    if (custom.length) {
+      for (const fn of custom) out = fn(out);
       out = JSON.parse(canonicalJson(out)) as JsonValue;
-    }
-    if (out && typeof out === 'object') SORTED.add(out);
+      if (out && typeof out === 'object') CANONICAL.set(out, JSON.stringify(out));
+    } else if (out && typeof out === 'object') CANONICAL.set(out, json.join(''));
     return out;
   }
 
@@ -302,6 +374,14 @@ export class RequestNormalizer {
   }
 }
 
+/** Whether `pattern` may match at `at` or below it (`at` is a prefix it allows). */
+function couldMatchBelow(pattern: Segment[], at: string[]): boolean {
+  if (pattern.includes('**')) return true;
+  if (at.length > pattern.length) return false;
+  for (let i = 0; i < at.length; i++) if (pattern[i] !== '*' && pattern[i] !== at[i]) return false;
+  return true;
+}
+
 function matchesPath(pattern: Segment[], at: string[]): boolean {
   // Most rules have no `**`: one length check rejects nearly every leaf without recursion.
   if (!pattern.includes('**')) {
@@ -322,8 +402,13 @@ function matchesPath(pattern: Segment[], at: string[]): boolean {
   return go(0, 0);
 }
 
-// Bodies the normalizer built (keys already sorted): their plain JSON is canonical, no second sort needed.
-const SORTED = new WeakSet<object>();
+/** A key JavaScript orders before the others (an array index: 0 to 2^32 - 2, no leading zero). */
+function isIndexKey(k: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
+}
+
+// Bodies the normalizer built -> their canonical JSON, written while they were built.
+const CANONICAL = new WeakMap<object, string>();
 
 /**
  * sha256 hex of the canonical JSON (keys sorted at every depth) of a normalized request: what replay
@@ -332,11 +417,7 @@ const SORTED = new WeakSet<object>();
 export function fingerprint(request: NormalizedRequest): string {
   const { body, ...rest } = request;
   const head = canonicalJson(rest);
-  const tail =
-    body === undefined
-      ? ''
-      : body && typeof body === 'object' && SORTED.has(body)
-        ? JSON.stringify(body)
-        : canonicalJson(body);
+  const built = body && typeof body === 'object' ? CANONICAL.get(body) : undefined;
+  const tail = body === undefined ? '' : (built ?? canonicalJson(body));
   return createHash('sha256').update(head).update('\n').update(tail).digest('hex');
 }

@@ -91,10 +91,27 @@ async function directServer(frames: Buffer[]): Promise<{ url: string; close: () 
   };
 }
 
-/** Fingerprints per second of an ~80 KB Chat Completions body, normalized with roots, dates and an id rule. */
+/**
+ * Fingerprints per second of an ~80 KB Chat Completions body, normalized with roots, dates and an id rule.
+ * As in a session, each call ends with another prompt while the system prompt and the tools repeat.
+ */
 function fingerprintRate(): { rate: number; baseline: number; bytes: number } {
   const { path, body } = largeChatRequest(CWD, 'Tuesday, December 1, 2026');
-  const raw = Buffer.from(JSON.stringify(body));
+  const messages = body.messages as Array<{ role: string; content: unknown }>;
+  const bodies = Array.from({ length: 64 }, (_, k) =>
+    Buffer.from(
+      JSON.stringify({
+        ...body,
+        messages: [
+          ...messages,
+          { role: 'user', content: `Prompt ${k}: fix the failing test in ${CWD}/test/module-${k}.ts` },
+        ],
+      }),
+    ),
+  );
+  let next = 0;
+  const nextRaw = () => bodies[next++ % bodies.length]!;
+  const raw = bodies[0]!;
   const n = new RequestNormalizer({
     roots: {
       cwd: CWD,
@@ -115,11 +132,11 @@ function fingerprintRate(): { rate: number; baseline: number; bytes: number } {
   const rates: number[] = [];
   const baselines: number[] = [];
   for (let run = 0; run <= RUNS; run++) {
-    const rate = perSec(() => fingerprint(n.request('POST', path, {}, raw)));
+    const rate = perSec(() => fingerprint(n.request('POST', path, {}, nextRaw())));
     // What no normalizer can go below: parse the body, serialize it, hash it (interleaved, for the load).
     const baseline = perSec(() =>
       createHash('sha256')
-        .update(JSON.stringify(JSON.parse(raw.toString())))
+        .update(JSON.stringify(JSON.parse(nextRaw().toString())))
         .digest('hex'),
     );
     if (run > 0) {
