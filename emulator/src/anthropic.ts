@@ -7,6 +7,8 @@ import {
   argsCharsOf,
   argsObject,
   argsText,
+  DEFAULT_ARGS_PIECE,
+  DEFAULT_TEXT_PIECE,
   eventFrame,
   type Frame,
   finishOf,
@@ -16,8 +18,6 @@ import {
   usageFigures,
 } from './wire.js';
 
-const DEFAULT_TEXT_PIECE = 6;
-const DEFAULT_ARGS_PIECE = 10;
 const PING: Frame = { kind: 'comment', text: 'event: ping\ndata: {"type": "ping"}\n\n' };
 
 const STOP_REASONS: Record<string, string> = {

@@ -6,6 +6,7 @@ import type { RoleText } from './template.js';
 import {
   argsCharsOf,
   argsObject,
+  DEFAULT_TEXT_PIECE,
   type Frame,
   finishOf,
   pieces,
@@ -13,7 +14,6 @@ import {
   usageFigures,
 } from './wire.js';
 
-const DEFAULT_TEXT_PIECE = 6;
 const METHOD = /:(generateContent|streamGenerateContent)$/;
 
 const FINISH_REASONS: Record<string, string> = {

@@ -6,6 +6,8 @@ import { contentText, type RoleText } from './template.js';
 import {
   argsCharsOf,
   argsText,
+  DEFAULT_ARGS_PIECE,
+  DEFAULT_TEXT_PIECE,
   errorBody,
   eventFrame,
   type Frame,
@@ -15,9 +17,6 @@ import {
   splitChars,
   usageFigures,
 } from './wire.js';
-
-const DEFAULT_TEXT_PIECE = 6;
-const DEFAULT_ARGS_PIECE = 10;
 
 type Item =
   | { id: string; type: 'reasoning'; summary: { type: 'summary_text'; text: string }[] }

@@ -19,8 +19,9 @@ export type Chunk = Record<string, unknown>;
 
 /** Fingerprint sent on every completion, like the provider's `system_fingerprint`. */
 const SYSTEM_FINGERPRINT = 'fp_emulator';
-const DEFAULT_TEXT_PIECE = 6;
-const DEFAULT_ARGS_PIECE = 10;
+/** The chunking defaults of every format (script.ts documents them). */
+export const DEFAULT_TEXT_PIECE = 6;
+export const DEFAULT_ARGS_PIECE = 10;
 const DEFAULT_KEEP_ALIVE_EVERY = 4;
 
 /** Token estimate used for every usage figure the script leaves out. */

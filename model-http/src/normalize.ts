@@ -404,7 +404,9 @@ function matchesPath(pattern: Segment[], at: string[]): boolean {
 
 /** A key JavaScript orders before the others (an array index: 0 to 2^32 - 2, no leading zero). */
 function isIndexKey(k: string): boolean {
-  return /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
+  // Called for every key of every body: most start with a letter, and skip the pattern.
+  const c = k.charCodeAt(0);
+  return c >= 48 && c <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
 }
 
 // Bodies the normalizer built -> their canonical JSON, written while they were built.

@@ -8,22 +8,29 @@ import { type GuardContext, type GuardOptions, walkFiles } from './guard-context
 export async function checkSecrets(ctx: GuardContext): Promise<void> {
   const { opts, fixturesDir, show, add } = ctx;
   const patterns = secretPatterns(opts);
-  for (const file of await walkFiles(fixturesDir)) {
-    const buf = await readFile(file);
-    if (buf.includes(0)) continue; // binary seed file
-    buf
-      .toString('utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        for (const p of patterns) {
-          if (p.re.test(line))
-            add(
-              'secrets',
-              `${show(file)}:${i + 1}: contains ${p.what}; scrub it (record mode scrubs automatically) and re-record`,
-            );
-        }
-      });
-  }
+  for (const file of await walkFiles(fixturesDir))
+    for (const { line, what } of await secretsIn(file, patterns))
+      add(
+        'secrets',
+        `${show(file)}:${line}: contains ${what}; scrub it (record mode scrubs automatically) and re-record`,
+      );
+}
+
+/** Where a text file holds a secret: 1-based line and what it is (a binary file, e.g. a seed image, holds none). */
+export async function secretsIn(
+  file: string,
+  patterns: ReturnType<typeof secretPatterns>,
+): Promise<Array<{ line: number; text: string; what: string }>> {
+  const buf = await readFile(file);
+  if (buf.includes(0)) return [];
+  const out: Array<{ line: number; text: string; what: string }> = [];
+  buf
+    .toString('utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      for (const p of patterns) if (p.re.test(text)) out.push({ line: i + 1, text, what: p.what });
+    });
+  return out;
 }
 
 export function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {

@@ -15,7 +15,7 @@ import {
 import { sidecarHash } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { type GuardOptions, SIDECAR_NAME } from './guard-context.js';
-import { secretPatterns } from './secrets.js';
+import { secretPatterns, secretsIn } from './secrets.js';
 
 /** One broken rule in a snapshot tree: the message names the file (and line) and what to do. */
 export interface SnapshotTreeViolation {
@@ -25,6 +25,7 @@ export interface SnapshotTreeViolation {
 
 /** A test root's directory name (`/tmp/acp-w0-AbC123/...`): left in a fixture, it was not replaced. */
 const TEST_ROOT = /\/acp-w\d-[A-Za-z0-9]{6}\//;
+const TEST_ROOT_WHAT = "a test's own directory";
 
 /**
  * Checks every `__acp__` tree under `root` (node_modules and results left out); `fix` is the command that
@@ -132,25 +133,19 @@ async function checkTree(
       }
     });
   }
-  const patterns = secretPatterns(opts);
-  for (const file of files) {
-    const buf = await readFile(file);
-    if (buf.includes(0)) continue;
-    buf
-      .toString('utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        for (const p of patterns)
-          if (p.re.test(line))
-            out.push({
+  // The secrets rule's patterns, and a test's own directory, in one pass over each file.
+  const patterns = [...secretPatterns(opts), { re: TEST_ROOT, what: TEST_ROOT_WHAT }];
+  for (const file of files)
+    for (const { line, text, what } of await secretsIn(file, patterns))
+      out.push(
+        what === TEST_ROOT_WHAT
+          ? {
+              rule: 'roots',
+              message: `${show(file)}:${line}: holds a test's own directory (${TEST_ROOT.exec(text)![0]}...), not a placeholder: the agent spelled a root in a way the harness does not replace; add a normalize pattern (or a model ids rule) to its profile and re-record: ${fix}`,
+            }
+          : {
               rule: 'secrets',
-              message: `${show(file)}:${i + 1}: contains ${p.what}; scrub it and re-record: ${fix}`,
-            });
-        if (TEST_ROOT.test(line))
-          out.push({
-            rule: 'roots',
-            message: `${show(file)}:${i + 1}: holds a test's own directory (${TEST_ROOT.exec(line)![0]}...), not a placeholder: the agent spelled a root in a way the harness does not replace; add a normalize pattern (or a model ids rule) to its profile and re-record: ${fix}`,
-          });
-      });
-  }
+              message: `${show(file)}:${line}: contains ${what}; scrub it and re-record: ${fix}`,
+            },
+      );
 }
