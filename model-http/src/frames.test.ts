@@ -71,3 +71,33 @@ test('scrubbing keeps the raw spelling around a root (spaces, escapes) and leave
     { text: '{"output":"{{cwd}}/b"}' },
   ]);
 });
+
+// Lower-case letters that spell the keys of every format's events ("text", "type", "delta"...).
+const CWD_KEYS = '/tmp/acp-mh-texttype/work';
+const CWD_Q = '/tmp/acp-mh-qqqqqqqq/work';
+
+/** The keys of each JSON payload of the frames, in order. */
+function payloadKeys(frames: ReadonlyArray<{ text?: string }>): string[][] {
+  const keys = (v: unknown): string[] =>
+    v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => [k, ...keys(x)]) : [];
+  return frames.flatMap((f) =>
+    [...(f.text ?? '').matchAll(/^data: ?(\{.*)$/gm)].map((m) => keys(JSON.parse(m[1]!))),
+  );
+}
+
+for (const format of FORMATS) {
+  test(`${format}: a cwd streamed one character per event, its letters those of the keys, scrubs and hydrates exactly`, () => {
+    const answer = (cwd: string) =>
+      cannedAnswer(format, [...`Look 🔍 at ${cwd}/notes.txt, then text me.`], true).frames.map((text) => ({
+        text,
+      }));
+    const a = answer(CWD_KEYS);
+    const scrubbed = scrubFrames(a, RootReplacer.of({ cwd: CWD_KEYS }));
+    const text = scrubbed.map((f) => ('text' in f ? f.text : '')).join('');
+    expect(text).not.toContain('acp-mh-');
+    // Only values changed: a piece "t" is not found in the key "text".
+    expect(payloadKeys(scrubbed as Array<{ text?: string }>)).toEqual(payloadKeys(a));
+    expect(scrubbed.map((f) => hydrateFrame(f, { cwd: CWD_KEYS }))).toEqual(a);
+    expect(scrubbed.map((f) => hydrateFrame(f, { cwd: CWD_Q }))).toEqual(answer(CWD_Q));
+  });
+}

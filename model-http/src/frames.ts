@@ -136,12 +136,21 @@ function rewrite(raw: string, before: string[], after: string[], isJson: boolean
   let out = '';
   let cursor = 0;
   for (let i = 0; i < before.length; i++) {
-    const enc = (s: string) => (isJson ? JSON.stringify(s).slice(1, -1) : s);
-    const old = enc(before[i]!);
-    if (before[i] === after[i] && old.length === 0) continue;
-    const at = raw.indexOf(old, cursor);
+    if (!isJson) {
+      const at = raw.indexOf(before[i]!, cursor);
+      if (at < 0) return undefined;
+      out += raw.slice(cursor, at) + after[i]!;
+      cursor = at + before[i]!.length;
+      continue;
+    }
+    // The value as a whole JSON string, quotes included: a one-letter piece of a path ("t" of "/tmp") must
+    // not be found inside a key (`"text":`) or another value. A quoted text followed by `:` is a key.
+    const old = JSON.stringify(before[i]);
+    let at = raw.indexOf(old, cursor);
+    while (at >= 0 && /^\s*:/.test(raw.slice(at + old.length, at + old.length + 8)))
+      at = raw.indexOf(old, at + 1);
     if (at < 0) return undefined;
-    out += raw.slice(cursor, at) + enc(after[i]!);
+    out += raw.slice(cursor, at) + JSON.stringify(after[i]);
     cursor = at + old.length;
   }
   return out + raw.slice(cursor);
