@@ -1,13 +1,14 @@
 /**
  * Request normalization: what of a model request is volatile between a recording and its replay is
  * replaced by placeholders before the request is fingerprinted and stored. Roots use the one rule of
- * session-log (roots.ts), with claude's dashed spelling of each directory added; dates, ids (by JSON
+ * session-log (roots.ts), claude's dashed spelling of each directory included; dates, ids (by JSON
  * path or pattern) and custom functions are pluggable. Headers are ignored unless named.
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   canonicalJson,
+  dashedPath,
   RootReplacer,
   type RootSpelling,
   rootAliases,
@@ -145,10 +146,8 @@ function replaceToday(s: string): string {
   );
 }
 
-/** Claude's spelling of a directory in a file name: every character but ASCII letters and digits as `-`. */
-export function dashedPath(dir: string): string {
-  return dir.replace(/[^a-zA-Z0-9]/g, '-');
-}
+/** Claude's spelling of a directory in a file name (the shared rule's; kept here for this package's callers). */
+export { dashedPath };
 
 /** Sets an own key: a `__proto__` key (JSON.parse keeps it as data) stays a key. */
 export function defineKey(o: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
@@ -187,11 +186,10 @@ export class RequestNormalizer {
   private readonly jsonMemo = new Map<string, string>();
 
   constructor(private readonly options: NormalizeOptions = {}) {
-    const spellings: RootSpelling[] = rootAliases(options.roots ?? {});
-    if (options.dashed !== false) {
-      for (const [name, text] of [...spellings])
-        if (text.startsWith('/')) spellings.push([`${name}Dashed`, dashedPath(text)]);
-    }
+    // The shared roots rule spells each directory the dashed way too; `dashed: false` leaves those out.
+    const spellings: RootSpelling[] = rootAliases(options.roots ?? {}).filter(
+      ([name]) => options.dashed !== false || !name.endsWith('Dashed'),
+    );
     this.replacer = new RootReplacer(spellings);
     this.spellings = [...new Set(spellings.map(([, text]) => text))];
     this.hydration = { ...options.roots };

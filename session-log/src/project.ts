@@ -13,7 +13,14 @@ import {
   type StreamChunk,
   ToolSchema,
 } from './events.js';
-import { RootReplacer, type RootSpelling, rootSpellings, type VolatileRoots, WORD_ROOTS } from './roots.js';
+import {
+  RootReplacer,
+  type RootSpelling,
+  rootSpellings,
+  type VolatileRoots,
+  WORD_ROOTS,
+  withDashedSpellings,
+} from './roots.js';
 
 /** sha256 hex of a sidecar's content: its name (`<sha256>.json`). */
 export function sidecarHash(content: string): string {
@@ -60,7 +67,7 @@ export function rootAliases(roots: VolatileRoots): RootSpelling[] {
     }
     for (const s of spellings) if (s.length > 1) pairs.push([name, s]);
   }
-  return pairs;
+  return withDashedSpellings(pairs);
 }
 
 /** Replaces every spelling of every root in all strings of `value` by `{{name}}` (the one boundary rule). */

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { hydrateRoots, hydrateText, parseRootsEnv, RootReplacer, replaceRoots } from './roots.js';
+import { dashedPath, hydrateRoots, hydrateText, parseRootsEnv, RootReplacer, replaceRoots } from './roots.js';
 
 const R = '/tmp/acp-snap-1f2e3d4c-AbC123';
 const ROOTS = {
@@ -47,6 +47,29 @@ test('a root streamed in fragments becomes slice placeholders that hydrate back 
   const live = pieces.map((p) => hydrateText(p, other));
   expect(live.join('')).toBe(text.split(ROOTS.cwd).join(other.cwd));
   expect(RootReplacer.of(other).pieces(live)).toEqual(pieces);
+});
+
+test("claude's dashed spelling of a directory (its project-memory path) is a root too, streamed or not", () => {
+  const text = `Your notes live under ${ROOTS.home}/.claude/projects/${dashedPath(ROOTS.cwd)}/memory/ 🧠.`;
+  expect(replacer.text(text)).toBe(
+    'Your notes live under {{home}}/.claude/projects/{{cwdDashed}}/memory/ 🧠.',
+  );
+  // Streamed in two-character pieces, as a model does: slices of the dashed spelling, which hydrate back.
+  const parts = Array.from({ length: Math.ceil(text.length / 2) }, (_, i) => text.slice(2 * i, 2 * i + 2));
+  const pieces = replacer.pieces(parts);
+  expect(pieces.join('')).toContain('{{cwdDashed[');
+  expect(pieces.map((p) => hydrateText(p, ROOTS))).toEqual(parts);
+  // Another run: its own dashed cwd, whatever the recording's was.
+  const other = {
+    ...ROOTS,
+    cwd: '/tmp/acp-snap-1f2e3d4c-ZZZ999/work',
+    home: '/tmp/acp-snap-1f2e3d4c-ZZZ999/home',
+  };
+  expect(pieces.map((p) => hydrateText(p, other)).join('')).toBe(
+    `Your notes live under ${other.home}/.claude/projects/${dashedPath(other.cwd)}/memory/ 🧠.`,
+  );
+  // A one-segment directory has no dashed spelling: `-root` is a word, not a home.
+  expect(RootReplacer.of({ realHome: '/root' }).text('run it with -root')).toBe('run it with -root');
 });
 
 test('hydration leaves unknown placeholders and numbered placeholders alone', () => {

@@ -62,7 +62,29 @@ function trimSlash(p: string): string {
 /** One spelling of a root: `{{name}}` stands for `text`. */
 export type RootSpelling = readonly [name: string, text: string];
 
-/** The spellings of plain roots (no filesystem aliases): one per root that is long enough to replace. */
+/**
+ * Claude's spelling of a directory in a file name (its project-memory path, `~/.claude/projects/-tmp-x-work/`):
+ * every character but ASCII letters and digits as `-`.
+ */
+export function dashedPath(dir: string): string {
+  return dir.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+const DASHED = 'Dashed';
+
+/**
+ * The spellings with each directory's dashed spelling added as `{{nameDashed}}`: agents put it in requests and
+ * models quote it in answers. Only for directories of two segments or more (`/root` would be `-root`, a word).
+ */
+export function withDashedSpellings(spellings: readonly RootSpelling[]): RootSpelling[] {
+  const out = [...spellings];
+  for (const [name, text] of spellings)
+    if (!WORD_ROOTS.has(name) && text.startsWith('/') && text.split('/').filter(Boolean).length >= 2)
+      out.push([`${name}${DASHED}`, dashedPath(text)]);
+  return out;
+}
+
+/** The spellings of plain roots (no filesystem aliases): one per root that is long enough to replace, and its dashed spelling. */
 export function rootSpellings(
   roots: VolatileRoots,
   aliases: Record<string, readonly string[]> = {},
@@ -75,7 +97,7 @@ export function rootSpellings(
       if (text.length > 1 && text !== '/') out.push([name, text]);
     }
   }
-  return out;
+  return withDashedSpellings(out);
 }
 
 interface Match {
@@ -209,9 +231,13 @@ export function replaceRoots<T>(value: T, roots: VolatileRoots): T {
 export function hydrateText(s: string, roots: VolatileRoots): string {
   if (!s.includes('{{')) return s;
   return s.replace(ROOT_PLACEHOLDER, (whole, name: string, from?: string, to?: string) => {
-    const root = Object.hasOwn(roots, name) ? roots[name] : undefined;
-    if (typeof root !== 'string' || root.length === 0) return whole;
-    const value = WORD_ROOTS.has(name) ? root : trimSlash(root);
+    const dashedOf =
+      !Object.hasOwn(roots, name) && name.endsWith(DASHED) ? name.slice(0, -DASHED.length) : undefined;
+    const base = dashedOf ?? name;
+    const root = Object.hasOwn(roots, base) ? roots[base] : undefined;
+    if (typeof root !== 'string' || root.length === 0 || (dashedOf && WORD_ROOTS.has(base))) return whole;
+    const plain = WORD_ROOTS.has(base) ? root : trimSlash(root);
+    const value = dashedOf ? dashedPath(plain) : plain;
     if (from === undefined) return value;
     return to === '' || to === undefined ? value.slice(Number(from)) : value.slice(Number(from), Number(to));
   });
