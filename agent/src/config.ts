@@ -235,7 +235,7 @@ export function resolveConfig(sources: ConfigSource[], env: Record<string, strin
       if (hasKeyPath(sources[i]!.json, keyPath)) return sources[i]!.path;
     return sources.map((s) => s.path).join(' + ');
   };
-  const parsed = AgentConfig.safeParse(merged);
+  const parsed = AgentConfig.safeParse(merged, { jitless: true });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const key = issue.path.map(String).join('.') || '(top level)';

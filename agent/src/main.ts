@@ -15,7 +15,7 @@ import {
 } from './config.js';
 import { loadDotEnv } from './llm/dotenv.js';
 import { logLine } from './log.js';
-import { loadLlmPlugin } from './plugin-loader.js';
+import { deferredPlugin, loadLlmPlugin } from './plugin-loader.js';
 import { createClock, createIds } from './seams.js';
 import type { AgentServices } from './services.js';
 import { SessionStore } from './session-store.js';
@@ -106,12 +106,27 @@ async function main(): Promise<void> {
   Object.assign(toolEnv, config.tools.env);
   // Plugins prefix their own lines (the harness reads replay's `llm-replay: {...}` line as written).
   const pluginLog = (line: string) => process.stderr.write(`${line}\n`);
-  const plugin = await loadLlmPlugin(config.llm, await pluginEnv(config.llm), pluginLog);
+  // The plugin loads while the connection answers `initialize` (nothing before session/new needs it); a plugin
+  // that fails to load still ends the process with its config error, as if it had failed first.
+  const loading = pluginEnv(config.llm).then((pluginEnvVars) =>
+    loadLlmPlugin(config.llm, pluginEnvVars, pluginLog),
+  );
+  loading.catch(fail);
+  const plugin = deferredPlugin(loading, config.llm.module ?? config.llm.plugin);
+  let toolSchemas: AgentServices['toolSchemas'] | undefined;
   const services: AgentServices = {
     config,
     plugin,
     tools,
-    toolSchemas: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    // On first use (session/new), like each tool's JSON Schema.
+    get toolSchemas() {
+      toolSchemas ??= tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+      }));
+      return toolSchemas;
+    },
     store: new SessionStore(config.persistRoot, config.persistenceCompression, clock, ids),
     clock,
     ids,
@@ -156,11 +171,14 @@ async function main(): Promise<void> {
   await shutdown('stdin closed');
 }
 
-main().catch((e: unknown) => {
+/** Ends the process on a start-up failure: a config error as its message, anything else with its stack. */
+function fail(e: unknown): never {
   if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
   else
     process.stderr.write(
       `acp-snapshot-agent: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
     );
   process.exit(1);
-});
+}
+
+main().catch(fail);

@@ -56,3 +56,33 @@ export async function loadLlmPlugin(
     throw new ConfigError(`config error: ${key}: ${label} failed to start: ${(e as Error).message}`);
   }
 }
+
+/**
+ * A plugin that is still loading: calls wait for it. Its name is `label` (the configured plugin or module) until
+ * the plugin itself is there. A plugin that failed to load has nothing to close.
+ */
+export function deferredPlugin(loading: Promise<LlmPlugin>, label: string): LlmPlugin {
+  let loaded: LlmPlugin | undefined;
+  void loading.then(
+    (p) => {
+      loaded = p;
+    },
+    () => {},
+  );
+  return {
+    get name() {
+      return loaded?.name ?? label;
+    },
+    // The plugin's own iterable once loaded (its return() reaches it directly, as the turn expects).
+    stream(request, ctx) {
+      if (loaded) return loaded.stream(request, ctx);
+      return (async function* () {
+        yield* (await loading).stream(request, ctx);
+      })();
+    },
+    async close() {
+      const plugin = await loading.catch(() => undefined);
+      await plugin?.close?.();
+    },
+  };
+}

@@ -243,6 +243,34 @@ test('a plugin module without createPlugin fails at startup naming llm.module', 
   expect(r.stderr).toContain(`config error: llm.module: module ${mod} does not export createPlugin(opts)`);
 });
 
+test('the plugin loads while initialize is answered; one that then fails still exits 1 with its config error', () => {
+  const dirs = makeDirs();
+  const mod = join(dirs.root, 'throwing-plugin.mjs');
+  writeFileSync(mod, "throw new Error('no credentials file at /root/.config/x.json');\n");
+  const overlay = join(dirs.root, 'bad.json');
+  writeFileSync(
+    overlay,
+    JSON.stringify({
+      llm: { plugin: 'custom', module: mod },
+      persistRoot: dirs.persist,
+      spillRoot: dirs.spill,
+    }),
+  );
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } };
+  const r = spawnSync(process.execPath, [agentMain, '--overlay', overlay], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: dirs.home },
+    input: `${JSON.stringify(initialize)}\n`,
+    encoding: 'utf8',
+  });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain(
+    `config error: llm.module: cannot load module ${mod}: no credentials file at /root/.config/x.json`,
+  );
+  // Whatever was answered before the failure is a well-formed initialize response, never half a line.
+  for (const line of r.stdout.split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ id: 1 });
+});
+
 test('a missing environment variable in the replay overlay fails at startup naming the config key', () => {
   const dirs = makeDirs();
   const r = runAgent(['--overlay', 'agent/overlays/replay.json'], {

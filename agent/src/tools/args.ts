@@ -24,10 +24,20 @@ export function parseArgs<T>(tool: string, schema: z.ZodType<T>, args: unknown):
   };
 }
 
-/** The JSON Schema sent to the model, derived from the zod schema so the two cannot drift. */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/**
+ * The JSON Schema sent to the model, derived from the zod schema so the two cannot drift; one object per schema
+ * (callers treat it as read-only).
+ */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return stripSafeIntegerBounds(rest) as Record<string, unknown>;
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+    json = stripSafeIntegerBounds(rest) as Record<string, unknown>;
+    jsonSchemas.set(schema, json);
+  }
+  return json;
 }
 
 // zod writes `maximum: 9007199254740991` for every int; it says nothing to the model and costs tokens.

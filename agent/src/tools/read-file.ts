@@ -33,7 +33,10 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
     description:
       'Read a text file. Each output line is "<line number><TAB><text>"; the number and tab are not part of the file. ' +
       `Returns up to ${defaultLimit} lines; use offset and limit to page through long files.`,
-    parameters: jsonSchemaOf(Args),
+    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
+    get parameters() {
+      return jsonSchemaOf(Args);
+    },
     kind: 'read',
     permission: 'none',
     title: (args) => `Read ${titlePath(args) ?? 'file'}`,

@@ -19,7 +19,10 @@ export function createWriteFile(): ToolDefinition {
     description:
       'Create a file or replace its whole content. Missing parent directories are created. ' +
       'To change part of an existing file, prefer edit_file.',
-    parameters: jsonSchemaOf(Args),
+    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
+    get parameters() {
+      return jsonSchemaOf(Args);
+    },
     kind: 'edit',
     permission: 'edit',
     title: (args) => `Write ${titlePath(args) ?? 'file'}`,

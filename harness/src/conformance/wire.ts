@@ -3,7 +3,8 @@
  * (malformed lines, unknown methods, bad params), keeps every stdout line exactly as written, and lets a
  * check wait for a condition with a deadline instead of sleeping.
  */
-import { execa, type ResultPromise } from 'execa';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildEnd, spawnPiped } from '../process/piped-child.js';
 
 /** A JSON-RPC id as ACP allows it. */
 export type RpcId = number | string | null;
@@ -84,7 +85,8 @@ export class AgentConnection {
   private constructor(
     readonly label: string,
     command: string,
-    private readonly proc: ResultPromise,
+    private readonly proc: ChildProcessWithoutNullStreams,
+    ended: Promise<ChildEnd>,
   ) {
     proc.stdout!.on('data', (chunk: Buffer) => this.onStdout(chunk));
     proc.stderr!.on('data', (chunk: Buffer) => {
@@ -92,15 +94,15 @@ export class AgentConnection {
     });
     // A write after the agent exited must not crash the runner; the exit is reported by the checks.
     proc.stdin!.on('error', () => {});
-    this.exited = proc.then((r) => {
-      // With reject: false a spawn failure (command not found) resolves too; keep its message for the report.
-      if (r.failed && r.exitCode === undefined && r.signal === undefined) {
-        const enoent = (r as { code?: string }).code === 'ENOENT' || /\bENOENT\b/.test(r.shortMessage ?? '');
-        this.spawnError = enoent
-          ? `agent command not found: ${command}`
-          : `the agent could not be started: ${r.shortMessage}`;
+    this.exited = ended.then((r) => {
+      // A spawn failure (command not found) resolves too; keep its message for the report.
+      if (r.error) {
+        this.spawnError =
+          r.error.code === 'ENOENT'
+            ? `agent command not found: ${command}`
+            : `the agent could not be started: ${r.error.message}`;
       }
-      return this.onExit(r.exitCode ?? null, r.signal ?? null, this.killedByClient);
+      return this.onExit(r.exitCode, r.signal, this.killedByClient);
     });
   }
 
@@ -111,19 +113,8 @@ export class AgentConnection {
     opts: SpawnOptions,
     label = command,
   ): AgentConnection {
-    const proc = execa(command, [...args], {
-      env: opts.env,
-      extendEnv: false,
-      cwd: opts.cwd,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      detached: true,
-      cleanup: true,
-    });
-    return new AgentConnection(label, command, proc);
+    const { child, ended } = spawnPiped(command, args, { env: opts.env, cwd: opts.cwd });
+    return new AgentConnection(label, command, child, ended);
   }
 
   /** The agent's process id (undefined when it never started). */

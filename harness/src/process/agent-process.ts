@@ -4,6 +4,8 @@
  * surrogate pair, nested too deep or endless)
  * before the bytes reach the ACP SDK client, its stderr kept, and its exit explained.
  */
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   clipText,
   cutText,
@@ -14,9 +16,9 @@ import {
   utf8ProblemMessage,
 } from '@acp-snapshot/session-log';
 import * as acp from '@agentclientprotocol/sdk';
-import { execa, type ResultPromise } from 'execa';
 import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
 import type { ExitPolicy } from '../profile.js';
+import { spawnPiped } from './piped-child.js';
 
 /** The longest stdout line read (the SDK's own default message limit). */
 const MAX_LINE_BYTES = 32 * 2 ** 20;
@@ -55,7 +57,7 @@ export class AgentProcess {
   exitedAt = 0;
   exit: number | string | null = null;
   readonly exited: Promise<void>;
-  private readonly child: ResultPromise;
+  private readonly child: ChildProcessWithoutNullStreams;
   connection!: acp.ClientConnection;
   /** Rejects when the process breaks the protocol (non-JSON stdout) or dies. */
   readonly broken: Promise<never>;
@@ -75,18 +77,8 @@ export class AgentProcess {
     const [file, ...args] = opts.command;
     if (!file)
       throw new AgentSpawnError('agent command is empty: set use.agentCommand in playwright.config.ts');
-    this.child = execa(file, args, {
-      cwd: opts.processCwd,
-      env: opts.env,
-      extendEnv: false,
-      detached: true,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-    });
+    const { child, ended } = spawnPiped(file, args, { cwd: opts.processCwd, env: opts.env });
+    this.child = child;
     this.child.stdin?.on('error', () => {
       // EPIPE after the agent died: the exit is reported through `exited`.
     });
@@ -94,7 +86,7 @@ export class AgentProcess {
     this.child.stderr?.on('data', (d: string) => {
       this.stderr += d;
     });
-    this.exited = this.child.then((r) => {
+    this.exited = ended.then((r) => {
       this.exitedAt = Date.now();
       this.exit = r.signal ?? r.exitCode ?? null;
     });

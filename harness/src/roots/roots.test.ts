@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -32,6 +32,23 @@ test('roots are fresh, isolated, seeded, and of fixed length per scenario', asyn
     expect(scenarioKey('hello')).not.toBe(scenarioKey('hello2'));
   } finally {
     await Promise.all([removeTestRoots(a), removeTestRoots(b), rm(seed, { recursive: true })]);
+  }
+});
+
+test('a seed is copied as written: nested files, empty dirs, and a relative symlink left relative', async () => {
+  const seed = await mkdtemp(join(tmpdir(), 'seed-'));
+  mkdirSync(join(seed, 'src', 'deep'), { recursive: true });
+  mkdirSync(join(seed, 'empty'));
+  await writeFile(join(seed, 'src', 'deep', 'b.txt'), 'b\n');
+  await symlink('src/deep/b.txt', join(seed, 'link.txt'));
+  const r = await createTestRoots('seed-copy', { seedDir: seed });
+  try {
+    expect(await readFile(join(r.cwd, 'src', 'deep', 'b.txt'), 'utf8')).toBe('b\n');
+    expect(await readlink(join(r.cwd, 'link.txt'))).toBe('src/deep/b.txt');
+    expect(await readFile(join(r.cwd, 'link.txt'), 'utf8')).toBe('b\n');
+    expect(statSync(join(r.cwd, 'empty')).isDirectory()).toBe(true);
+  } finally {
+    await Promise.all([removeTestRoots(r), rm(seed, { recursive: true })]);
   }
 });
 

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import fse from 'fs-extra';
 import { isIdentifyingUserName } from './secrets.js';
 
 /** The isolated directories of one test run of a scenario. */
@@ -91,7 +90,9 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
   };
   if (opts.workspaceParent) roots.workspaceParent = work;
   await mkdir(work, { recursive: true });
-  if (opts.seedDir && existsSync(opts.seedDir)) await fse.copy(opts.seedDir, work);
+  // Symlinks copied as written (a relative link stays relative), like the seed itself.
+  if (opts.seedDir && existsSync(opts.seedDir))
+    await cp(opts.seedDir, work, { recursive: true, verbatimSymlinks: true });
   await Promise.all(
     [cwd, roots.persistRoot, roots.spillRoot, roots.home].map((d) => mkdir(d, { recursive: true })),
   );

@@ -31,6 +31,7 @@ import {
   repoGuardOptions,
   scenarioPaths,
 } from '../scenario/corpus.js';
+import { scenarioStepLocations } from './step-location.js';
 import { GUARDS_TAG, type SuiteMode, suiteTest as test } from './suite-test.js';
 
 export interface ScenarioSuiteOptions {
@@ -44,14 +45,17 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
   const names = discoverScenarios(fixtures);
   for (const name of names) {
     test(name, async ({ acpMode, agentProfile, agents, runDirs }, testInfo) => {
+      const paths = scenarioPaths(fixtures, name);
+      const locate = scenarioStepLocations(paths.input);
       const run = {
-        paths: scenarioPaths(fixtures, name),
+        paths,
         fixtures,
         agentCommand: agentProfile.command,
         agents: profileCommands(agents),
         dirs: runDirs,
         testInfo,
-        step: <T>(title: string, body: () => Promise<T>) => test.step(title, body),
+        step: <T>(title: string, body: () => Promise<T>) =>
+          test.step(title, body, { location: locate(title) }),
       };
       if (acpMode === 'record') return recordOne(name, run, testInfo);
       if (acpMode === 'refresh') {
@@ -109,20 +113,28 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
   const verdict = replayVerdict(run.paths, outcome, expected, REPO_ROOT);
   const of = (kind: Finding['kind']) => verdict.findings.find((f) => f.kind === kind);
   try {
-    await test.step('compare with the fixtures', async () => {
-      for (const f of verdict.findings) noteCause(testInfo, f.cause);
-      const stop = of('replay') ?? of('missing');
-      if (stop) throw shortError(stop.message);
-      for (const f of verdict.findings.filter(
-        (f) => f.kind === 'run' || f.kind === 'unused' || f.kind === 'log',
-      ))
-        findingExpect.soft(f).toBeNoFinding();
-      // Snapshots, so `--update-snapshots` rewrites these two and nothing else.
-      expect.soft(outcome.stdoutText, of('stdout')?.message).toMatchSnapshot([name, 'stdout.expected.jsonl']);
-      expect
-        .soft(outcome.workspaceText, of('workspace')?.message)
-        .toMatchSnapshot([name, WORKSPACE_EXPECTED]);
-    });
+    // Located at the expected stdout: what the step compares against (and no stack to capture).
+    const compared = { file: run.paths.stdout, line: 1, column: 1 };
+    await test.step(
+      'compare with the fixtures',
+      async () => {
+        for (const f of verdict.findings) noteCause(testInfo, f.cause);
+        const stop = of('replay') ?? of('missing');
+        if (stop) throw shortError(stop.message);
+        for (const f of verdict.findings.filter(
+          (f) => f.kind === 'run' || f.kind === 'unused' || f.kind === 'log',
+        ))
+          findingExpect.soft(f).toBeNoFinding();
+        // Snapshots, so `--update-snapshots` rewrites these two and nothing else.
+        expect
+          .soft(outcome.stdoutText, of('stdout')?.message)
+          .toMatchSnapshot([name, 'stdout.expected.jsonl']);
+        expect
+          .soft(outcome.workspaceText, of('workspace')?.message)
+          .toMatchSnapshot([name, WORKSPACE_EXPECTED]);
+      },
+      { location: compared },
+    );
   } finally {
     if (testInfo.errors.length > 0 || verdict.findings.length > 0) {
       await attachFailureArtifacts(testInfo, {
