@@ -113,20 +113,25 @@ interface Match {
 export class RootReplacer {
   private readonly paths?: RegExp;
   private readonly words?: RegExp;
-  private readonly patterns: Array<{ name: string; re: RegExp }>;
+  private readonly patterns: Array<{ name: string; re: RegExp; hint?: string }>;
   private readonly names = new Map<string, string>();
+  /** The literal spellings behind `paths` and `words`: a text holding none of them skips that expression. */
+  private readonly pathTexts: string[] = [];
+  private readonly wordTexts: string[] = [];
 
   /**
    * `patterns` are directories known by their shape only (another run's generated root): matched with
-   * the same boundary rule, after the spellings, and named `{{name}}`.
+   * the same boundary rule, after the spellings, and named `{{name}}`. A pattern's `hint` is a literal every
+   * match contains: a text without it is not searched (the expressions' look-behind runs at every position).
    */
   constructor(
     spellings: readonly RootSpelling[],
-    patterns: ReadonlyArray<{ name: string; source: string }> = [],
+    patterns: ReadonlyArray<{ name: string; source: string; hint?: string }> = [],
   ) {
     this.patterns = patterns.map((p) => ({
       name: p.name,
       re: new RegExp(`${PATH_BEFORE}(?:${p.source})${PATH_AFTER}`, 'gu'),
+      ...(p.hint ? { hint: p.hint } : {}),
     }));
     const unique = new Map<string, string>();
     // Longest first: the alternation tries longer spellings first at each position.
@@ -137,6 +142,7 @@ export class RootReplacer {
     for (const [text, name] of unique) {
       this.names.set(text, name);
       (WORD_ROOTS.has(name) ? words : paths).push(escapeRegExp(text));
+      (WORD_ROOTS.has(name) ? this.wordTexts : this.pathTexts).push(text);
     }
     if (paths.length) this.paths = new RegExp(`${PATH_BEFORE}(?:${paths.join('|')})${PATH_AFTER}`, 'gu');
     if (words.length) this.words = new RegExp(`${WORD_BEFORE}(?:${words.join('|')})${WORD_AFTER}`, 'gu');
@@ -163,10 +169,14 @@ export class RootReplacer {
     // Later kinds match only where earlier ones did not (a user name inside the real home stays part of it).
     // The mask is a name character, as the placeholder's `}` will be: what follows a root is not a path start.
     const masked = () =>
-      out.reduce((t, m) => t.slice(0, m.start) + 'x'.repeat(m.end - m.start) + t.slice(m.end), s);
-    collect(this.paths, s);
-    for (const p of this.patterns) collect(p.re, masked(), p.name);
-    if (this.words) collect(this.words, masked());
+      out.length === 0
+        ? s
+        : out.reduce((t, m) => t.slice(0, m.start) + 'x'.repeat(m.end - m.start) + t.slice(m.end), s);
+    const holds = (texts: readonly string[]) => texts.some((t) => s.includes(t));
+    if (holds(this.pathTexts)) collect(this.paths, s);
+    for (const p of this.patterns)
+      if (p.hint === undefined || s.includes(p.hint)) collect(p.re, masked(), p.name);
+    if (holds(this.wordTexts)) collect(this.words, masked());
     return out.sort((a, b) => a.start - b.start);
   }
 

@@ -21,7 +21,11 @@ export interface NormalizeOptions {
 const PLACEHOLDER = /^\{\{[A-Za-z]+(?::\d+)?\}\}$/;
 const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 /** Per-test roots the harness generates (see roots.ts), also when they leak from another run. */
-const GENERATED_ROOT = { name: 'root', source: '(?:/private)?/tmp/acp-snap-[0-9a-f]{8}-[A-Za-z0-9]{6}' };
+const GENERATED_ROOT = {
+  name: 'root',
+  source: '(?:/private)?/tmp/acp-snap-[0-9a-f]{8}-[A-Za-z0-9]{6}',
+  hint: '/tmp/acp-snap-',
+};
 const EPOCH_MS_MIN = 946_684_800_000; // 2000-01-01
 const EPOCH_MS_MAX = 4_102_444_800_000; // 2100-01-01
 const EPOCH_KEY = /^(ts|time|timestamp|date)$|(Time|Timestamp|At|_at|_ts)$/;
