@@ -6,7 +6,9 @@
 // - redRunRatio: the same replay run with one word of our agent's system prompt changed (a copy of agent/dist
 //   and agent/config.json, named by ACP_SNAPSHOT_AGENT_DIST), so every scenario of our agent drifts and fails,
 //   ÷ the green replay wall. workerStartMs: what a test that starts in a fresh worker (a failed test's worker is
-//   replaced) waits for it, from the red run's report.
+//   replaced) waits for it, from the red run's report. workerStartFloorMs: the same wait in a bare Playwright
+//   project beside this one (ESM, one worker, tests that fail at once and import nothing): what Playwright itself
+//   costs per failing test, the floor under workerStartMs and so under redRunRatio.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -96,6 +98,38 @@ export function freshWorkerGaps(results: JsonResult[]): number[] {
   return gaps;
 }
 
+/**
+ * workerStartFloorMs: a bare project (in .tmp/ so it resolves this repository's @playwright/test) of tests
+ * that fail at once, on one worker: every test after the first starts in a fresh worker.
+ */
+export function workerStartFloor(): number {
+  mkdirSync('.tmp', { recursive: true });
+  const dir = mkdtempSync(join('.tmp', 'bench-worker-floor-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
+    for (let i = 0; i < 8; i++)
+      writeFileSync(
+        join(dir, `t${i}.spec.ts`),
+        `import { expect, test } from '@playwright/test';\ntest('fails ${i}', () => expect(1).toBe(2));\n`,
+      );
+    writeFileSync(
+      join(dir, 'playwright.config.ts'),
+      "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ workers: 1, reporter: 'json' });\n",
+    );
+    const report = join(dir, 'report.json');
+    spawnSync(process.execPath, ['../../node_modules/@playwright/test/cli.js', 'test'], {
+      cwd: dir,
+      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: 'report.json' },
+      stdio: 'ignore',
+    });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { suites: JsonSuite[] };
+    const results = json.suites.flatMap(specs).flatMap((s) => s.tests.flatMap((t) => t.results));
+    return median(freshWorkerGaps(results));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs the benchmark and writes bench-results/suite.json. */
 export async function run(): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), 'bench-suite-'));
@@ -125,6 +159,7 @@ export async function run(): Promise<void> {
       redRunRatio: Math.round((red.wallMs / greenWall) * 100) / 100,
       redRunFailed: failed,
       workerStartMs: gaps.length ? median(gaps) : 0,
+      workerStartFloorMs: workerStartFloor(),
       testGapMs: betweenTests.length ? median(betweenTests) : 0,
     });
     console.log(
