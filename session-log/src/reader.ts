@@ -27,6 +27,38 @@ export interface StreamLogOptions {
   onWarning?: (warning: string) => void;
 }
 
+/** Bytes per read: 64 KiB measured faster than 1 MiB (lines are decoded from smaller buffers). */
+const BLOCK = 1 << 16;
+
+/**
+ * The blocks of a plain file, each read issued before the previous block is handed on, so the disk
+ * read (on libuv's thread pool) overlaps the decoding. Two buffers take turns: a block is only valid
+ * until the next one is requested.
+ */
+async function* plainBlocks(path: string): AsyncGenerator<Buffer> {
+  const fh = await open(path, 'r');
+  const bufs = [Buffer.allocUnsafeSlow(BLOCK), Buffer.allocUnsafeSlow(BLOCK)];
+  let pos = 0;
+  let turn = 0;
+  let next: Promise<{ bytesRead: number }> | undefined = fh.read(bufs[0]!, 0, BLOCK, pos);
+  try {
+    for (;;) {
+      const buf = bufs[turn]!;
+      const { bytesRead } = await next!;
+      next = undefined;
+      if (bytesRead === 0) return;
+      pos += bytesRead;
+      turn ^= 1;
+      next = fh.read(bufs[turn]!, 0, BLOCK, pos);
+      yield bytesRead === BLOCK ? buf : buf.subarray(0, bytesRead);
+    }
+  } finally {
+    // A read still in flight (the consumer stopped early) must finish before the file is closed.
+    await next?.catch(() => undefined);
+    await fh.close();
+  }
+}
+
 /**
  * Decodes a log file in batches of records (one batch per decompressed block). A torn tail (a
  * half-written last line, a gzip member cut short) ends the stream with a warning; a malformed
@@ -37,21 +69,24 @@ export async function* readLogBatches(
   onWarning: (w: string) => void,
 ): AsyncGenerator<LogRecord[]> {
   const gzip = await isGzipFile(path);
-  // 64 KiB reads: measured faster than 1 MiB ones (lines are decoded from smaller buffers).
-  const input = createReadStream(path, { highWaterMark: 1 << 16 });
-  let source: NodeJS.ReadableStream = input;
+  let source: AsyncIterable<Buffer>;
+  let input: { destroy(): void } | undefined;
   if (gzip) {
+    const file = createReadStream(path, { highWaterMark: BLOCK });
     const gunzip = createGunzip();
-    input.on('error', (e) => gunzip.destroy(e));
-    source = input.pipe(gunzip);
+    file.on('error', (e) => gunzip.destroy(e));
+    source = file.pipe(gunzip);
+    input = file;
+  } else {
+    source = plainBlocks(path);
   }
-  const dec = new RowDecoder(path);
+  const dec = new RowDecoder(path, true);
   let pending: Buffer[] = [];
   let line = 0;
   let recovered = 0;
   let gzipProblem: string | undefined;
   try {
-    for await (const raw of source as AsyncIterable<Buffer>) {
+    for await (const raw of source) {
       const out: LogRecord[] = [];
       const last = raw.lastIndexOf(10);
       if (last !== -1) {
@@ -89,7 +124,7 @@ export async function* readLogBatches(
         ? 'the gzip data ends mid-member (the writer stopped mid-write?)'
         : `the gzip data is corrupt (${(e as Error).message})`;
   } finally {
-    input.destroy();
+    input?.destroy();
   }
   let tornLine = false;
   if (pending.length) {
@@ -150,6 +185,24 @@ function notUtf8(path: string, before: number, bytes: Buffer): LogFormatError {
 }
 
 /**
+ * Streams the records of a log file (header record first) in constant memory, a batch at a time:
+ * the records of one read block (64 KiB of the plain or decompressed file), none empty. What
+ * streamLogRecords hands out one by one, without its promise per record: for a reader that takes a
+ * million records, the iteration costs as much as the decoding. Same checks and errors
+ * (LogFormatError naming file:line), same torn-tail warning through `onWarning`.
+ */
+export function streamLogRecordBatches(
+  path: string,
+  opts: StreamLogOptions = {},
+): AsyncGenerator<LogRecord[]> {
+  return readLogBatches(path, opts.onWarning ?? defaultWarning);
+}
+
+function defaultWarning(w: string): void {
+  process.emitWarning(w, 'SessionLogWarning');
+}
+
+/**
  * Streams the records of a log file (header record first) in constant memory. A hand-rolled iterator
  * over decoded batches rather than an async generator: it costs one resolved promise per record instead
  * of a generator resumption, which matters at a million records.
@@ -158,8 +211,7 @@ export function streamLogRecords(
   path: string,
   opts: StreamLogOptions = {},
 ): AsyncIterableIterator<LogRecord> {
-  const onWarning = opts.onWarning ?? ((w: string) => process.emitWarning(w, 'SessionLogWarning'));
-  const batches = readLogBatches(path, onWarning);
+  const batches = streamLogRecordBatches(path, opts);
   let batch: LogRecord[] = [];
   let i = 0;
   const it: AsyncIterableIterator<LogRecord> = {
