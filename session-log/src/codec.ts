@@ -212,14 +212,7 @@ export class RowDecoder {
   /** The header, once the first row was decoded. */
   header: SessionHeader | undefined;
 
-  /**
-   * @param jsonRows the rows come from `JSON.parse` (plain objects and arrays, no `undefined`): body events
-   * of the common kinds are then hand-checked ({@link jsonEvent}) before falling back to zod.
-   */
-  constructor(
-    readonly file: string,
-    private readonly jsonRows = false,
-  ) {}
+  constructor(readonly file: string) {}
 
   /** Decodes one parsed row (from line `line`), appending its records to `out`. */
   decode(row: unknown, line: number, out: LogRecord[]): void {
@@ -313,16 +306,12 @@ export class RowDecoder {
       const res = EventRow.safeParse(row);
       if (!res.success) throw zodError(this.file, line, 'event', res.error);
     }
-    let event = this.jsonRows ? jsonEvent(r.event) : undefined;
-    if (event === undefined) {
-      const ev = SessionEvent.safeParse(r.event);
-      if (!ev.success) throw zodError(this.file, line, 'event', ev.error, ['event']);
-      event = ev.data;
-    }
-    if (event.type === 'session/header') {
+    const ev = SessionEvent.safeParse(r.event);
+    if (!ev.success) throw zodError(this.file, line, 'event', ev.error, ['event']);
+    if (ev.data.type === 'session/header') {
       throw formatError(this.file, line, 'event', 'event.type', 'a session header inside an event row');
     }
-    out.push(record(r.seq as number | undefined, r.ts as number | undefined, event));
+    out.push(record(r.seq as number | undefined, r.ts as number | undefined, ev.data));
   }
 
   private decodePacked(r: Record<string, unknown>, line: number, out: LogRecord[]): void {
@@ -373,161 +362,6 @@ export class RowDecoder {
       }
     }
   }
-}
-
-// Body events of the kinds a log is mostly made of, checked by hand: zod's check of each was a tenth of
-// decoding. Exact: a value passes only if the schema (events.ts) accepts it and its output would equal
-// the value itself, keys in schema order (what zod's output has); anything else goes to zod, which
-// accepts or names the issue. For JSON.parse output only (plain objects and arrays, no undefined).
-
-type Check = (v: unknown) => boolean;
-/** An object's keys in schema order: [key, value check, optional]. */
-type Shape = readonly (readonly [key: string, check: Check, optional?: true])[];
-
-const isString: Check = (v) => typeof v === 'string';
-const oneOf =
-  (...values: string[]): Check =>
-  (v) =>
-    values.includes(v as string);
-const arrayOf =
-  (item: Check): Check =>
-  (v) => {
-    if (!Array.isArray(v)) return false;
-    for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
-    return true;
-  };
-const exactly =
-  (shape: Shape): Check =>
-  (v) => {
-    if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false;
-    let i = 0;
-    for (const k in v) {
-      while (i < shape.length && shape[i]![0] !== k) if (!shape[i++]![2]) return false;
-      if (i === shape.length || !shape[i]![1]((v as Record<string, unknown>)[k])) return false;
-      i++;
-    }
-    for (; i < shape.length; i++) if (!shape[i]![2]) return false;
-    return true;
-  };
-const messageShapes: Record<string, Check> = {
-  user: exactly([
-    ['role', isString],
-    ['content', isString],
-  ]),
-  assistant: exactly([
-    ['role', isString],
-    ['content', isString],
-    ['reasoning', isString, true],
-    [
-      'toolCalls',
-      arrayOf(
-        exactly([
-          ['id', isString],
-          ['name', isString],
-          ['arguments', isString],
-        ]),
-      ),
-      true,
-    ],
-  ]),
-  tool: exactly([
-    ['role', isString],
-    ['toolCallId', isString],
-    ['content', isString],
-  ]),
-  summary: exactly([
-    ['role', isString],
-    ['content', isString],
-  ]),
-};
-const isMessage: Check = (v) => {
-  const role = (v as { role?: unknown } | null)?.role;
-  return typeof role === 'string' && Object.hasOwn(messageShapes, role) && messageShapes[role]!(v);
-};
-const isType =
-  (type: string): Check =>
-  (v) =>
-    v === type;
-/** Per event type, the check of the whole event (its `type` included). */
-const JSON_EVENT_CHECKS: Readonly<Record<string, Check>> = {
-  'turn/start': exactly([
-    ['type', isType('turn/start')],
-    ['turn', isNat],
-  ]),
-  'turn/end': exactly([
-    ['type', isType('turn/end')],
-    ['turn', isNat],
-    ['kind', oneOf('completed', 'cancelled', 'error', 'max_tokens', 'refusal', 'max_turn_requests')],
-    [
-      'error',
-      exactly([
-        ['message', isString],
-        ['code', isString, true],
-      ]),
-      true,
-    ],
-  ]),
-  'llm/request': exactly([
-    ['type', isType('llm/request')],
-    ['turn', isNat],
-    ['step', isNat],
-    ['purpose', oneOf('turn', 'compaction')],
-    [
-      'fingerprint',
-      exactly([
-        ['hash', isString],
-        [
-          'parts',
-          exactly([
-            ['model', isString],
-            ['system', isString],
-            ['tools', isString],
-            ['params', isString],
-            ['messages', arrayOf(isString)],
-          ]),
-        ],
-      ]),
-    ],
-  ]),
-  'tool/call': exactly([
-    ['type', isType('tool/call')],
-    ['turn', isNat],
-    ['step', isNat],
-    ['toolCallId', isString],
-    ['name', isString],
-    ['arguments', isString],
-  ]),
-  'tool/result': exactly([
-    ['type', isType('tool/result')],
-    ['turn', isNat],
-    ['step', isNat],
-    ['toolCallId', isString],
-    ['status', oneOf('completed', 'failed')],
-    ['preview', isString],
-    [
-      'spill',
-      exactly([
-        ['path', isString],
-        ['bytes', isNat],
-      ]),
-      true,
-    ],
-  ]),
-  'message/committed': exactly([
-    ['type', isType('message/committed')],
-    ['turn', isNat],
-    ['message', isMessage],
-  ]),
-};
-
-/**
- * A parsed JSON value as the body event it is, when it is one of the common kinds and valid; undefined
- * otherwise (then zod decides). What it returns equals SessionEvent's output for the value.
- */
-export function jsonEvent(v: unknown): SessionEvent | undefined {
-  const type = (v as { type?: unknown } | null)?.type;
-  if (typeof type !== 'string' || !Object.hasOwn(JSON_EVENT_CHECKS, type)) return undefined;
-  return JSON_EVENT_CHECKS[type]!(v) ? (v as SessionEvent) : undefined;
 }
 
 /** A record with keys in envelope order (seq, ts, event), absent envelope fields omitted. */
@@ -583,7 +417,7 @@ export function tornTailWarning(file: string, line: number, recovered: number): 
  * field path); a half-written last line (no newline, not JSON) is dropped with a warning instead.
  */
 export function parseLogText(text: string, file = '<text>'): { records: LogRecord[]; warnings: string[] } {
-  const dec = new RowDecoder(file, true);
+  const dec = new RowDecoder(file);
   const records: LogRecord[] = [];
   const warnings: string[] = [];
   let start = 0;

@@ -80,7 +80,7 @@ export async function* readLogBatches(
   } else {
     source = plainBlocks(path);
   }
-  const dec = new RowDecoder(path, true);
+  const dec = new RowDecoder(path);
   let pending: Buffer[] = [];
   let line = 0;
   let recovered = 0;
