@@ -13,8 +13,11 @@ import { runSessionRequest } from './session-requests.js';
 export { type AgentEnvInput, agentEnv, agentPath } from '../process/agent-env.js';
 export type { StdoutLine } from '../process/agent-process.js';
 
-/** Wraps one exchange for reporting (Playwright's `test.step` in specs). */
-export type StepRunner = <T>(title: string, body: () => Promise<T>) => Promise<T>;
+/**
+ * Wraps one exchange for reporting (Playwright's `test.step` in specs). `at.step` is the 0-based index of the
+ * scenario step it runs, for a step of the scenario itself (not for the spawn, the close or nested lines).
+ */
+export type StepRunner = <T>(title: string, body: () => Promise<T>, at?: { step: number }) => Promise<T>;
 
 /** Everything observed while driving a scenario. */
 export interface DriverResult {
@@ -364,15 +367,19 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
     await step('spawn agent', () => start().then(() => undefined));
     for (const [i, s] of scenario.steps.entries()) {
       stepTitle = `step ${i + 1} (${describeStep(s, i)})`;
-      await step(describeStep(s, i), async () => {
-        exchange.reset();
-        try {
-          await runStep(s);
-        } finally {
-          // What happened inside the exchange, in order, as nested steps a reviewer can read.
-          for (const line of exchange.take()) await step(line, async () => {});
-        }
-      });
+      await step(
+        describeStep(s, i),
+        async () => {
+          exchange.reset();
+          try {
+            await runStep(s);
+          } finally {
+            // What happened inside the exchange, in order, as nested steps a reviewer can read.
+            for (const line of exchange.take()) await step(line, async () => {});
+          }
+        },
+        { step: i },
+      );
     }
     await step('close stdin and await exit', async () => {
       const graceful = await current!.close(graceMs(), opts.exit);

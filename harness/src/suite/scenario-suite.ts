@@ -54,8 +54,8 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
         agents: profileCommands(agents),
         dirs: runDirs,
         testInfo,
-        step: <T>(title: string, body: () => Promise<T>) =>
-          test.step(title, body, { location: locate(title) }),
+        step: <T>(title: string, body: () => Promise<T>, at?: { step: number }) =>
+          test.step(title, body, { location: locate(at) }),
       };
       if (acpMode === 'record') return recordOne(name, run, testInfo);
       if (acpMode === 'refresh') {

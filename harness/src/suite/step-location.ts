@@ -4,9 +4,10 @@ import type { Location } from '@playwright/test/reporter';
 /**
  * Where each driver step of a scenario is written: its `"op"` line in input.json, so the report's steps open the
  * scenario file (not the harness source). A step given its location also spares Playwright a captured,
- * source-mapped stack per step (~1-5 ms each). Nested steps (the exchange's lines) share their step's line.
+ * source-mapped stack per step (~1-5 ms each). `at.step` is the scenario step's index (the driver's
+ * StepRunner); steps without one (the spawn, nested lines of an exchange) share the last step's line.
  */
-export function scenarioStepLocations(inputPath: string): (title: string) => Location {
+export function scenarioStepLocations(inputPath: string): (at?: { step: number }) => Location {
   let text = '';
   try {
     text = readFileSync(inputPath, 'utf8');
@@ -21,9 +22,8 @@ export function scenarioStepLocations(inputPath: string): (title: string) => Loc
     else opLines.push(line);
   }
   let current: Location = { file: inputPath, line: 1, column: 1 };
-  return (title) => {
-    const n = /^step (\d+)\b/.exec(title);
-    if (n) current = { file: inputPath, line: opLines[Number(n[1]) - 1] ?? 1, column: 1 };
+  return (at) => {
+    if (at) current = { file: inputPath, line: opLines[at.step] ?? 1, column: 1 };
     return current;
   };
 }
