@@ -57,6 +57,26 @@ for (const format of FORMATS) {
   });
 }
 
+// A directory name may hold a quote or a backslash; JSON spells them escaped.
+const CWD_ODD = '/tmp/acp-mh-q"\\uo/work';
+
+for (const format of FORMATS) {
+  test(`${format}: hydrating a cwd that holds a quote and a backslash keeps every payload valid JSON`, () => {
+    const scrubbed = scrubFrames(
+      cannedAnswer(format, answerDeltas(CWD_A), true).frames.map((text) => ({ text })),
+      RootReplacer.of({ cwd: CWD_A }),
+    );
+    const odd = cannedAnswer(format, answerDeltas(CWD_ODD), true).frames.map((text) => ({ text }));
+    expect(scrubbed.map((f) => hydrateFrame(f, { cwd: CWD_ODD }))).toEqual(odd);
+  });
+}
+
+test('a payload that is not JSON gets the root as it is spelled', () => {
+  expect(hydrateFrame({ text: 'data: not json {{cwd}}/x\n\n' }, { cwd: CWD_ODD })).toEqual({
+    text: `data: not json ${CWD_ODD}/x\n\n`,
+  });
+});
+
 test('scrubbing keeps the raw spelling around a root (spaces, escapes) and leaves base64 frames alone', () => {
   const frames = [
     { text: `data: { "text" : "see ${CWD_A}/a.txt", "n": "\\u00e9" }\n\n` },

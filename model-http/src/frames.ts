@@ -200,8 +200,24 @@ export function scrubFrames(frames: readonly Frame[], replacer: RootReplacer): F
   return frames.map((f, i) => ('text' in f && out[i] !== f.text ? { ...f, text: out[i]! } : f));
 }
 
-/** A recorded frame with this run's roots put back (the inverse of {@link scrubFrames}). */
+/**
+ * A recorded frame with this run's roots put back (the inverse of {@link scrubFrames}). Inside a JSON payload
+ * a root goes in as JSON spells it, so a directory holding `"` or `\` keeps the payload valid; the raw spelling
+ * around it is kept. A payload that is not JSON (or whose spelling the rewrite cannot follow) gets the root as is.
+ */
 export function hydrateFrame(frame: Frame, roots: VolatileRoots): Frame {
   if (!('text' in frame) || !frame.text.includes('{{')) return frame;
-  return { ...frame, text: hydrateText(frame.text, roots) };
+  let text = frame.text;
+  let shift = 0;
+  for (const seg of jsonSegments([frame.text])) {
+    if (!seg.raw.includes('{{')) continue;
+    const isJson = !(seg.leaves.length === 1 && seg.leaves[0] === seg.raw);
+    const before = seg.leaves.filter((l) => l.includes('{{'));
+    const after = before.map((l) => hydrateText(l, roots));
+    const replaced = rewrite(seg.raw, before, after, isJson) ?? hydrateText(seg.raw, roots);
+    const at = seg.at + shift;
+    text = text.slice(0, at) + replaced + text.slice(at + seg.raw.length);
+    shift += replaced.length - seg.raw.length;
+  }
+  return { ...frame, text };
 }
