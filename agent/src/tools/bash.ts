@@ -57,7 +57,6 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
       'and its exit code. Each call is a fresh shell (no state is kept between calls); stdin is empty. ' +
       'Background processes are ended when the command exits. Long output is cut and saved to a file whose path ' +
       'is given, to read with read_file.',
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },

@@ -20,7 +20,6 @@ export function createEditFile(): ToolDefinition {
       'Replace an exact string in an existing file. old_string must occur exactly once unless replace_all is true; ' +
       'include enough surrounding lines to make it unique. Read the file first and copy the text exactly ' +
       '(without the line-number prefix that read_file adds).',
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },

@@ -28,7 +28,6 @@ export function createGlob(opts: GlobToolOptions = {}): ToolDefinition {
     description:
       'List files matching a glob pattern (supports **, *, ?, [abc] and {a,b}), sorted by path. ' +
       'Dotfiles are included; node_modules and .git are skipped. Paths are relative to the working directory.',
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },

@@ -49,7 +49,6 @@ export function createGrep(opts: GrepOptions = {}): ToolDefinition {
       'Search file contents with a regular expression (JavaScript syntax; case-sensitive unless ignore_case). ' +
       `Prints "path:line:text" sorted by path and line, at most ${maxMatches} matches. ` +
       'Binary files, node_modules and .git are skipped.',
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },

@@ -33,7 +33,6 @@ export function createReadFile(opts: ReadFileOptions = {}): ToolDefinition {
     description:
       'Read a text file. Each output line is "<line number><TAB><text>"; the number and tab are not part of the file. ' +
       `Returns up to ${defaultLimit} lines; use offset and limit to page through long files.`,
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },

@@ -19,7 +19,6 @@ export function createWriteFile(): ToolDefinition {
     description:
       'Create a file or replace its whole content. Missing parent directories are created. ' +
       'To change part of an existing file, prefer edit_file.',
-    // Built on first use (a session's header), not at start-up: zod's JSON Schema conversion is ~10 ms cold.
     get parameters() {
       return jsonSchemaOf(Args);
     },
