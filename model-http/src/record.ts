@@ -6,8 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Exchange } from './exchange-log.js';
+import type { FaultAnswer } from './faults.js';
 import { AUTH_HEADERS, AUTH_QUERY, authHeader, formatOf } from './formats.js';
-import { cutFrames, type Framing, type Received, scrubFrames } from './frames.js';
+import { cutFrames, type Framing, frameBytes, type Received, scrubFrames } from './frames.js';
 import { sendError } from './http.js';
 import type { NormalizedRequest, RequestNormalizer } from './normalize.js';
 import type { Failure } from './verdict.js';
@@ -67,6 +68,57 @@ function upstreamUrl(baseUrl: string, path: string, dropKey: boolean): string {
   return url.href;
 }
 
+/** Sends the request upstream, with the key (when the options name one) in the format's header. */
+function forward(
+  req: IncomingMessage,
+  body: Buffer,
+  request: NormalizedRequest,
+  ctx: RecordContext,
+  upstream: Upstream,
+  key: string | undefined,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(upstreamUrl(upstream.baseUrl, req.url ?? '/', key !== undefined), {
+    method: request.method,
+    headers: forwardHeaders(req, ctx, key),
+    body:
+      request.method === 'GET' || request.method === 'HEAD' || body.length === 0
+        ? undefined
+        : Uint8Array.from(body),
+    redirect: 'manual',
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/**
+ * The upstream's whole answer to a request, cut into frames and not recorded: in record mode a fault serves
+ * from it in the call's place (the agent's retry is recorded). Undefined when the upstream cannot answer.
+ */
+export async function upstreamAnswer(
+  req: IncomingMessage,
+  body: Buffer,
+  request: NormalizedRequest,
+  ctx: RecordContext,
+): Promise<FaultAnswer | undefined> {
+  const { upstream } = ctx;
+  const key = upstream?.apiKeyEnv ? ctx.env[upstream.apiKeyEnv] : undefined;
+  if (!upstream || (upstream.apiKeyEnv && !key)) return undefined;
+  try {
+    const res = await forward(req, body, request, ctx, upstream, key);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const stream = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+    const headers: Record<string, string> = {};
+    for (const name of ctx.responseHeaders) {
+      const v = res.headers.get(name);
+      if (v !== null) headers[name] = v;
+    }
+    const frames = cutFrames([{ bytes, atMs: 0 }], 'events', stream, false);
+    return { status: res.status, headers, bodies: frames.map(frameBytes) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Forwards one request and keeps its exchange in `ctx.slots[slot]`. */
 export async function recordOne(
   req: IncomingMessage,
@@ -103,16 +155,7 @@ export async function recordOne(
   let upstream: Response;
   const url = upstreamUrl(ctx.upstream.baseUrl, path, key !== undefined);
   try {
-    upstream = await fetch(url, {
-      method: request.method,
-      headers: forwardHeaders(req, ctx, key),
-      body:
-        request.method === 'GET' || request.method === 'HEAD' || body.length === 0
-          ? undefined
-          : Uint8Array.from(body),
-      redirect: 'manual',
-      signal: abort.signal,
-    });
+    upstream = await forward(req, body, request, ctx, ctx.upstream, key, abort.signal);
   } catch (e) {
     if (clientClosed) return;
     return fail(502, `could not reach the upstream ${new URL(url).origin}: ${causeOf(e)}`);

@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { closest } from './closest.js';
 import type { Exchange } from './exchange-log.js';
+import type { FaultAnswer } from './faults.js';
 import { frameBytes, hydrateFrame } from './frames.js';
 import { clientGone, sendError, writeFrame } from './http.js';
 import { fingerprint, type NormalizedRequest, type RequestNormalizer } from './normalize.js';
@@ -76,17 +77,33 @@ function take(ctx: ReplayContext, request: NormalizedRequest, call: number): Exc
   return undefined;
 }
 
+/**
+ * The recorded answer a live request would take, without taking it (a fault serves from it in its place,
+ * and the agent's retry still gets it).
+ */
+export function recordedAnswer(ctx: ReplayContext, request: NormalizedRequest): FaultAnswer | undefined {
+  const index = (ctx.byFingerprint.get(fingerprint(request)) ?? []).find((i) => !ctx.used[i]);
+  if (index === undefined) return undefined;
+  const { status, headers, frames } = ctx.exchanges[index]!.response;
+  return {
+    status,
+    headers,
+    bodies: frames.map((f) => frameBytes(hydrateFrame(f, ctx.normalizer.hydration))),
+  };
+}
+
 function at(started: number, atMs: number | undefined): Promise<void> {
   const wait = atMs === undefined ? 0 : started + atMs - performance.now();
   return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
 }
 
-/** Serves one live request from the recording. */
+/** Serves one live request from the recording; with `intervalMs` (a delay fault) one frame per interval. */
 export async function replayOne(
   res: ServerResponse,
   request: NormalizedRequest,
   call: number,
   ctx: ReplayContext,
+  intervalMs?: number,
 ): Promise<void> {
   const started = performance.now();
   const ex = take(ctx, request, call);
@@ -115,7 +132,8 @@ export async function replayOne(
   );
   if (bodies.length !== 1) res.flushHeaders();
   for (let i = 0; i < bodies.length; i++) {
-    if (ctx.timing) await at(started, frames[i]!.atMs);
+    if (intervalMs !== undefined) await new Promise((r) => setTimeout(r, intervalMs));
+    else if (ctx.timing) await at(started, frames[i]!.atMs);
     if (!(await writeFrame(res, bodies[i]!))) return;
   }
   if (aborted) await clientGone(res);

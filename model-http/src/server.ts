@@ -6,11 +6,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Exchange } from './exchange-log.js';
+import { FaultPlan, type ModelFault, serveFault } from './faults.js';
+import { formatOf, isStreamRequest } from './formats.js';
 import type { Framing } from './frames.js';
 import { readBody, sendError } from './http.js';
 import { type NormalizeOptions, RequestNormalizer } from './normalize.js';
-import { type RecordContext, recordOne, type Upstream } from './record.js';
-import { type ReplayContext, replayContext, replayOne } from './replay.js';
+import { type RecordContext, recordOne, type Upstream, upstreamAnswer } from './record.js';
+import { type ReplayContext, recordedAnswer, replayContext, replayOne } from './replay.js';
 import { type Failure, makeVerdict, type Verdict, type VerdictOptions } from './verdict.js';
 
 export interface ModelServerOptions {
@@ -35,6 +37,8 @@ export interface ModelServerOptions {
   verdict?: VerdictOptions;
   /** Where `upstream.apiKeyEnv` is read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Provider faults, each in place of the call(s) it matches (see {@link ModelFault}); more with `fault()`. */
+  faults?: readonly ModelFault[];
 }
 
 export interface ModelServer {
@@ -46,7 +50,12 @@ export interface ModelServer {
   readonly calls: number;
   /** Stops listening and closes every connection (held-open cancelled streams too). */
   close(): Promise<void>;
-  /** Ok, or the failures: unmatched and unused exchanges (replay), requests not recorded (record). */
+  /** Declares one more fault, for the calls still to come (a bad one throws, naming its field). */
+  fault(fault: ModelFault): void;
+  /**
+   * Ok, or the failures: unmatched and unused exchanges (replay), requests not recorded (record), faults
+   * that never fired.
+   */
   verdict(options?: VerdictOptions): Verdict;
 }
 
@@ -58,6 +67,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     );
   const normalizer = new RequestNormalizer(options.normalize);
   const failures: Failure[] = [];
+  const faults = new FaultPlan(options.faults ?? [], 'startModelServer: options.faults');
   const timing = options.timing === 'recorded';
   let calls = 0;
   let record: RecordContext | undefined;
@@ -89,8 +99,20 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const call = ++calls;
     const path = req.url ?? '/';
     const request = normalizer.request(req.method ?? 'GET', path, req.headers, body);
+    const json = parseJson(body);
+    const fault = faults.take({ call, method: request.method, path, body: json });
+    if (fault && fault.kind !== 'delay') {
+      const answer =
+        fault.kind === 'status'
+          ? undefined
+          : replay
+            ? recordedAnswer(replay, request)
+            : await upstreamAnswer(req, body, request, record!);
+      return serveFault(res, fault, formatOf(path), isStreamRequest(path, json), answer);
+    }
+    // Record forwards at the upstream's own pace: a delay fault paces replay only.
     if (record) await recordOne(req, res, body, request, call, record);
-    else await replayOne(res, request, call, replay!);
+    else await replayOne(res, request, call, replay!, fault?.intervalMs);
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((e: Error) =>
@@ -117,8 +139,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+    fault: (fault) => faults.add(fault, 'fault()'),
     verdict(extra?: VerdictOptions) {
-      const all = [...failures];
+      const all: Failure[] = [...failures];
       if (replay) {
         replay.used.forEach((used, index) => {
           const ex = replay!.exchanges[index]!;
@@ -126,9 +149,18 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
             all.push({ kind: 'unused', index, method: ex.request.method, path: ex.request.path });
         });
       }
+      all.push(...faults.unfired());
       return makeVerdict(all, calls, options.mode, { ...options.verdict, ...extra });
     },
   };
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** An absolute http(s) URL (`localhost:8080` parses, as scheme `localhost:`, but names no server). */

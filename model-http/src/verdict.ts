@@ -1,5 +1,6 @@
 /** The outcome of a server's run, structured and as the message a failing test shows. */
 import { type Difference, excerpt } from './closest.js';
+import type { UnfiredFault } from './faults.js';
 
 export type Failure =
   /** Replay: a live request no unused recorded exchange matches. */
@@ -18,7 +19,9 @@ export type Failure =
   /** Replay: a recorded exchange no live request used (and no `optional` matcher excuses). */
   | { kind: 'unused'; index: number; method: string; path: string }
   /** Record: a request that could not be forwarded, or whose answer broke off. */
-  | { kind: 'record-failed'; call: number; method: string; path: string; reason: string };
+  | { kind: 'record-failed'; call: number; method: string; path: string; reason: string }
+  /** A declared fault that took fewer calls than declared. */
+  | UnfiredFault;
 
 export interface Verdict {
   ok: boolean;
@@ -55,6 +58,11 @@ function describe(f: Failure): string {
       return `exchange ${f.index} (${f.method} ${f.path}) was recorded but never requested`;
     case 'record-failed':
       return `call ${f.call} (${f.method} ${f.path}) could not be recorded: ${f.reason}`;
+    case 'fault-unfired':
+      return [
+        `${f.fault} never fired${f.fired ? ` more than ${f.fired} of ${f.times} times` : ''}; the model calls made:${f.calls.length ? '' : ' none'}`,
+        ...f.calls.map((c) => `    ${c}`),
+      ].join('\n');
   }
 }
 
@@ -69,14 +77,18 @@ export function makeVerdict(
   const where = options.file ? ` (${options.file})` : '';
   const lines = [`model-http ${mode}${where}: ${failures.length} problem(s) in ${calls} model call(s):`];
   for (const f of failures) lines.push(`  - ${describe(f)}`);
-  const drift = failures.some((f) => f.kind !== 'record-failed');
+  const drift = failures.some((f) => f.kind === 'unmatched' || f.kind === 'unused');
   if (drift && mode === 'replay')
     lines.push(
       options.fix
         ? `If the agent's requests changed on purpose, re-record: ${options.fix}`
         : "If the agent's requests changed on purpose, re-record the scenario.",
     );
-  else if (mode === 'record')
+  else if (mode === 'record' && failures.some((f) => f.kind === 'record-failed'))
     lines.push('The recording is incomplete: fix the upstream (or its key) and record again.');
+  if (failures.some((f) => f.kind === 'fault-unfired'))
+    lines.push(
+      'A declared fault must take the calls it names: compare its call, path, body or lastUserMessage with the calls made, or remove it.',
+    );
   return { ok: false, failures, calls, message: lines.join('\n') };
 }
