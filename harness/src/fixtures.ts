@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { ModelFault } from '@acp-snapshot/model-http';
 import { test as base, type TestInfo } from '@playwright/test';
 import { AcpClient } from './driver/acp-client.js';
 import { agentEnv } from './driver/driver.js';
@@ -38,6 +39,13 @@ export interface AcpOptions {
   /** A directory copied into the session cwd before the agent starts. */
   workspaceSeed: string | undefined;
   model: ModelSource;
+  /**
+   * Provider faults for the HTTP model (`model.kind: 'http'`), by name, each in place of the call it matches,
+   * in record and replay: `test.use({ modelFaults: { 'rate limited': { kind: 'status', status: 429, call: 1 } } })`.
+   * An object, not a list: `test.use` reads `[a, b]` as a value and its fixture options. More from the test
+   * body with `httpModel.fault(...)`. A fault that never fires fails the test, named.
+   */
+  modelFaults: Record<string, ModelFault>;
 }
 
 /** The agent as the test runs it. */
@@ -66,6 +74,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   agentProfile: [{ command: [] }, { option: true }],
   workspaceSeed: [undefined, { option: true }],
   model: [{ kind: 'none' }, { option: true }],
+  modelFaults: [{}, { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -78,11 +87,24 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  httpModel: async ({ model, roots }, use, testInfo) => {
-    if (model.kind !== 'http') return use(undefined);
+  httpModel: async ({ model, modelFaults, roots }, use, testInfo) => {
+    const faults = Object.entries(modelFaults).map(([name, fault]) => ({ ...fault, name }));
+    if (model.kind !== 'http') {
+      if (faults.length)
+        throw new Error(
+          `modelFaults: faults are served by the HTTP model server, and this test's model is kind '${model.kind}': set use.model = { kind: 'http', ... } (for our agent's llm-replay scenarios, declare faults in input.json)`,
+        );
+      return use(undefined);
+    }
     const exchanges =
       model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
-    const server = await startHttpModel({ ...model, exchanges }, rootMap(roots), recordHint(testInfo));
+    const server = await startHttpModel(
+      { ...model, exchanges },
+      rootMap(roots),
+      recordHint(testInfo),
+      process.env,
+      faults,
+    );
     await use(server);
     await server.finish();
   },

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
+  type ModelFault,
   type ModelServer,
   type NormalizeOptions,
   readExchangeLog,
@@ -40,6 +41,11 @@ export interface HttpModel {
   url: string;
   /** Model requests the server has received so far (its `HEAD` preflight answers are not counted). */
   readonly calls: number;
+  /**
+   * Declares a provider fault for the calls still to come, e.g. before the prompt:
+   * `httpModel.fault({ kind: 'status', status: 429, retryAfter: 0.001 })`. A fault that never fires fails the test.
+   */
+  fault(fault: ModelFault): void;
   /** Stops the server and judges it: throws the verdict's message when it is not ok; record writes the log. */
   finish(): Promise<void>;
   /**
@@ -55,6 +61,7 @@ export async function startHttpModel(
   roots: Record<string, string>,
   fix: string,
   env: NodeJS.ProcessEnv = process.env,
+  faults: readonly ModelFault[] = [],
 ): Promise<HttpModel> {
   const file = resolve(source.exchanges);
   const sidecars = resolve(source.sidecars ?? resolve(dirname(file), '..', 'sidecars'));
@@ -72,6 +79,7 @@ export async function startHttpModel(
       upstream: { baseUrl, ...(source.upstream?.apiKeyEnv ? { apiKeyEnv: source.upstream.apiKeyEnv } : {}) },
       normalize,
       env,
+      faults,
       verdict: { fix, file },
     });
   } else {
@@ -85,6 +93,7 @@ export async function startHttpModel(
       ...(optional.length
         ? { optional: (ex) => optional.some((t) => JSON.stringify(ex.request).includes(t)) }
         : {}),
+      faults,
       verdict: { fix, file },
     });
   }
@@ -99,6 +108,7 @@ export async function startHttpModel(
     get calls() {
       return server.calls;
     },
+    fault: (fault) => server.fault(fault),
     async verdict() {
       judgedByTest = true;
       return stop();
@@ -124,6 +134,8 @@ export async function startHttpModel(
     },
   };
 }
+
+export type { ModelFault };
 
 /** `{{modelBaseUrl}}` in a profile's env value or HOME file becomes this test's model server URL. */
 export function withModelBaseUrl(text: string, url: string | undefined): string {
