@@ -256,7 +256,7 @@ for (const format of FORMATS) {
       // Frame f leaves the server no earlier than (f + 1) intervals in (timers fire late, never early); the
       // text deltas follow the frames without text a format opens with.
       const lead = 5 - textsIn(format, 5);
-      at.forEach((ms, i) => expect(ms).toBeGreaterThanOrEqual((i + lead + 1) * 40 - 2));
+      for (const [i, ms] of at.entries()) expect(ms).toBeGreaterThanOrEqual((i + lead + 1) * 40 - 2);
       expect(rep.verdict().ok).toBe(true);
     });
   });
@@ -345,6 +345,9 @@ test('a bad fault is refused at once, naming the fault, the field and the shape'
   const rep = await server({ mode: 'replay', exchanges: [] });
   expect(() => rep.fault({ kind: 'cut', afterFrames: -1 })).toThrow(/fault\(\): fault 1: afterFrames/);
   expect(() => rep.fault({ kind: 'explode' } as unknown as ModelFault)).toThrow(/fault 1: kind/);
+  expect(() => rep.fault({ kind: 'cut', afterFrame: 2 } as unknown as ModelFault)).toThrow(
+    /fault 1: afterFrame: Unrecognized key/,
+  );
 });
 
 test('record mode: a status fault is answered locally and the retry is recorded; a cut serves the upstream answer in part, unrecorded', async () => {

@@ -110,7 +110,11 @@ export function parseFaults(faults: unknown, where: string): ModelFault[] {
     const r = modelFaultSchema.safeParse(f);
     if (r.success) return r.data as ModelFault;
     const issue = r.error.issues[0]!;
-    const field = issue.path.length ? issue.path.join('.') : 'kind';
+    const field = issue.path.length
+      ? issue.path.join('.')
+      : issue.code === 'unrecognized_keys'
+        ? issue.keys.join(', ')
+        : 'kind';
     throw new Error(
       `${where}: fault ${i + 1}: ${field}: ${issue.message}; a fault is { kind: 'status' | 'cut' | 'malformed' | 'stall' | 'delay', ... } (see model-http/README.md, Faults)`,
     );
