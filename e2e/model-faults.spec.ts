@@ -5,7 +5,7 @@
  * is recorded), then replayed keylessly under the same fault, giving the same ACP wire; and a stall after a
  * few frames, ended by the user's cancel, on the recording's answer.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +76,47 @@ test.describe('recorded', () => {
     liveStdout = (await acpSnapshotTexts(acp)).stdout;
     expect(httpModel!.calls).toBe(2);
     expect(emulator!.requests.length).toBe(1);
+  });
+});
+
+test.describe('a 401 on the only call, recorded then replayed with nothing recorded', () => {
+  const unauthorized = join(dir, 'scenarios', 'unauthorized', 'exchanges.jsonl');
+  let recordedStdout = '';
+  for (const mode of ['record', 'replay'] as const) {
+    test.describe(mode, () => {
+      test.use({
+        agentProfile: ours,
+        // The upstream is never reached: the fault answers the only call.
+        model: { kind: 'http', mode, exchanges: unauthorized, upstream: { baseUrl: 'http://127.0.0.1:9' } },
+        modelFaults: { 'key revoked': { kind: 'status', status: 401 } },
+      });
+
+      test(`${mode}: the agent reports the provider's 401 and no exchange log is needed`, async ({
+        acp,
+        httpModel,
+      }) => {
+        await acp.initialize();
+        await acp.newSession();
+        const outcome = await acp.prompt(PROMPT).then(
+          (r) => r.stopReason,
+          (e: Error) => e.message,
+        );
+        // The provider's own 401 body reaches the user, as from a real provider.
+        expect(outcome).toContain(
+          'model provider returned HTTP 401 (unauthorized): Incorrect API key provided.',
+        );
+        await acp.close();
+        const { stdout } = await acpSnapshotTexts(acp);
+        expect(stdout).toContain('"data":{"code":"unauthorized","status":401,"turn":1}');
+        // Not retried. In record mode the test's finish writes no log and does not refuse for want of one.
+        expect(httpModel!.calls).toBe(1);
+        if (mode === 'record') recordedStdout = stdout;
+        else expect(stdout).toBe(recordedStdout);
+      });
+    });
+  }
+  test.afterAll(() => {
+    expect(existsSync(unauthorized)).toBe(false);
   });
 });
 

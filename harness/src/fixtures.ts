@@ -92,7 +92,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     if (model.kind !== 'http') {
       if (faults.length)
         throw new Error(
-          `modelFaults: faults are served by the HTTP model server, and this test's model is kind '${model.kind}': set use.model = { kind: 'http', ... } (for our agent's llm-replay scenarios, declare faults in input.json)`,
+          `modelFaults: faults are served by the HTTP model server, and this test's model is kind '${model.kind}': set use.model = { kind: 'http', ... } (our agent's llm-replay scenarios script failures in replay.override.json)`,
         );
       return use(undefined);
     }

@@ -100,6 +100,7 @@ for (const format of FORMATS) {
       expect(error).toBeUndefined();
       expect(text).toBe(ANSWER);
       expect(rep.calls).toBe(2);
+      expect(rep.faulted).toBe(1);
       expect(rep.verdict()).toMatchObject({ ok: true, calls: 2 });
     });
 
@@ -143,6 +144,7 @@ for (const format of FORMATS) {
       if (format === 'anthropic-messages') expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
       else if (format !== 'gemini') expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
       expect(rep.calls).toBe(1);
+      expect(rep.faulted).toBe(1);
       expect(rep.verdict()).toMatchObject({ ok: true, calls: 1 });
     });
 

@@ -48,6 +48,8 @@ export interface ModelServer {
   readonly exchanges: Exchange[];
   /** Model requests received so far (a `HEAD` preflight is not one). */
   readonly calls: number;
+  /** Of those, the ones a fault answered in place of the model (a `delay` is not one: it serves the answer). */
+  readonly faulted: number;
   /** Stops listening and closes every connection (held-open cancelled streams too). */
   close(): Promise<void>;
   /** Declares one more fault, for the calls still to come (a bad one throws, naming its field). */
@@ -70,6 +72,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const faults = new FaultPlan(options.faults ?? [], 'startModelServer: options.faults');
   const timing = options.timing === 'recorded';
   let calls = 0;
+  let faulted = 0;
   let record: RecordContext | undefined;
   let replay: ReplayContext | undefined;
   if (options.mode === 'record') {
@@ -102,6 +105,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const json = parseJson(body);
     const fault = faults.take({ call, method: request.method, path, body: json });
     if (fault && fault.kind !== 'delay') {
+      faulted++;
       const answer =
         fault.kind === 'status'
           ? undefined
@@ -130,6 +134,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     url: `http://127.0.0.1:${port}`,
     get calls() {
       return calls;
+    },
+    get faulted() {
+      return faulted;
     },
     get exchanges() {
       return record ? record.slots.filter((x): x is Exchange => x !== undefined) : [...options.exchanges!];
