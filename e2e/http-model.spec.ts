@@ -10,18 +10,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
-import { type AgentProfile, acpSnapshotTexts, expect, test } from '@acp-snapshot/playwright';
-import { REPO_ROOT } from '@acp-snapshot/playwright/testing';
+import { acpSnapshotTexts, expect, test } from '@acp-snapshot/playwright';
+import { HELLO_SCRIPT, OUR_AGENT_OVER_HTTP } from './our-agent-over-http.js';
 
-const ours: AgentProfile = {
-  command: [
-    process.execPath,
-    join(REPO_ROOT, 'agent/dist/main.js'),
-    '--overlay',
-    join(REPO_ROOT, 'agent/overlays/record.json'),
-  ],
-  env: { ACP_SNAPSHOT_BASE_URL: '{{modelBaseUrl}}', DEEPSEEK_API_KEY: 'local-no-key' },
-};
+const ours = OUR_AGENT_OVER_HTTP;
 
 const dir = await mkdtemp(join(tmpdir(), 'acp-http-model-'));
 const exchanges = join(dir, 'scenarios', 'hello-http', 'exchanges.jsonl');
@@ -38,18 +30,7 @@ test.afterAll(async () => {
 test.describe('recorded', () => {
   test.beforeAll(async () => {
     // Like a real model: it quotes the absolute cwd from the system prompt, and streams emoji and CJK split.
-    emulator = await startEmulator({
-      script: {
-        vars: { cwd: { from: 'system', pattern: 'Working directory: (\\S+)' } },
-        responses: [
-          {
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: the emulator's own template, filled from the request
-            reply: { text: 'Hello 👋 你好! I am working in ${cwd}, ready when you are 🚀.' },
-            chunking: { textPieceChars: 3 },
-          },
-        ],
-      },
-    });
+    emulator = await startEmulator({ script: HELLO_SCRIPT });
     process.env[UPSTREAM] = emulator.url;
   });
   test.use({
