@@ -377,3 +377,43 @@ test('record mode: a status fault is answered locally and the retry is recorded;
   expect(await sdkClient('anthropic-messages', rep.url, 2).stream(PROMPT)).toBe(ANSWER);
   expect(rep.verdict()).toMatchObject({ ok: true, calls: 2 });
 });
+
+test("a non-streamed answer: malformed is a truncated JSON body the SDK's parse fails on; with nothing recorded, a cut still answers a 200 and drops the line", async () => {
+  const up = await upstream();
+  const rec = await server({ mode: 'record', upstream: { baseUrl: up.url } });
+  const { path, body } = requestFor('anthropic-messages', {
+    cwd: '/w',
+    date: 'd',
+    prompt: PROMPT,
+    stream: false,
+  });
+  const whole = await rawRequest(rec.url, 'POST', path, JSON.stringify(body));
+  expect(JSON.parse(whole.body.toString())).toMatchObject({ content: [{ type: 'text', text: ANSWER }] });
+  const rep = await server({
+    mode: 'replay',
+    exchanges: rec.exchanges,
+    faults: [{ kind: 'malformed', afterFrames: 0 }],
+  });
+  const broken = await rawRequest(rep.url, 'POST', path, JSON.stringify(body));
+  expect(broken.status).toBe(200);
+  expect(broken.headers['content-type']).toBe('application/json');
+  expect(() => JSON.parse(broken.body.toString())).toThrow(SyntaxError);
+  // The SDK's non-streamed call: its JSON parse fails as on a real garbled answer.
+  rep.fault({ kind: 'malformed' });
+  const client = new Anthropic({ baseURL: rep.url, apiKey: 'dummy', maxRetries: 0 });
+  await expect(
+    client.messages.create({
+      model: 'claude-x',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: PROMPT }],
+    }),
+  ).rejects.toThrow(SyntaxError);
+  // Nothing recorded for this request: the cut sends a 200's headers and drops the line.
+  rep.fault({ kind: 'cut', afterFrames: 3 });
+  const other = requestFor('gemini', { cwd: '/w', date: 'd', prompt: 'never recorded', stream: true });
+  const res = await fetch(rep.url + other.path, { method: 'POST', body: JSON.stringify(other.body) });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/event-stream');
+  await expect(res.text()).rejects.toThrow('terminated');
+  expect(rep.faulted).toBe(3);
+});
