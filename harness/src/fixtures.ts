@@ -6,7 +6,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { AcpClient } from './driver/acp-client.js';
@@ -58,7 +58,7 @@ export interface AcpFixtures {
 }
 
 export interface AcpWorkerFixtures {
-  /** This worker's base directory; every test's roots are created inside it. */
+  /** This worker's base directory; every test's roots are created inside it; removed at the end unless it keeps some. */
   acpBaseDir: string;
 }
 
@@ -73,7 +73,11 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       // A fixed-length name per worker: paths keep their length between runs (output budgets count them).
       const dir = await mkdtemp(join('/tmp', `acp-w${workerInfo.parallelIndex % 10}-`));
       await use(dir);
-      await rm(dir, { recursive: true, force: true });
+      // Only the roots of failed tests are left in it (kept for inspection, named in their reports):
+      // they outlive the worker, so the directory goes only when it is empty.
+      await rmdir(dir).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOTEMPTY' && e.code !== 'EEXIST') throw e;
+      });
     },
     { scope: 'worker' },
   ],
