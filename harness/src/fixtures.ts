@@ -143,6 +143,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: model.kind === 'http' && model.mode === 'record',
+        ...(model.kind !== 'live' && {
+          expectedStdout: testInfo.snapshotPath(testDirName(testInfo.title), 'stdout.jsonl'),
+        }),
         ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
       },
       command: agent.command,

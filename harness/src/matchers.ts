@@ -27,7 +27,10 @@ export async function acpSnapshotTexts(
       "toMatchAcpSnapshot: pass the `acp` fixture (it knows the test's roots and the agent profile)",
     );
   // close() settled before it closed stdin; an agent still running may yet send its late notifications.
-  if (acp.running) await settleStdout(acp, s.profile.settleMs ?? 0);
+  if (acp.running) {
+    await acp.awaitAnytimeUpdates();
+    await settleStdout(acp, s.profile.settleMs ?? 0);
+  }
   const normalized = normalizeStdout(acp.stdout, { roots: rootMap(s.roots), aliases: s.roots.aliases });
   const lines = applyRules(normalized, s.profile.normalize);
   const stdout = lines.length ? `${lines.join('\n')}\n` : '';

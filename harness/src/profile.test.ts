@@ -9,7 +9,7 @@ const update = (kind: string, n: number) =>
   });
 const response = JSON.stringify({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
 
-test('anytime updates move after the other lines in arrival order, so where they came on the wire is not compared', () => {
+test('anytime updates move after the other lines, so where they came on the wire is not compared', () => {
   const early = [update('available_commands_update', 1), update('agent_message_chunk', 1), response];
   const late = [update('agent_message_chunk', 1), response, update('available_commands_update', 1)];
   const rules = { anytimeUpdates: ['available_commands_update'] };
@@ -21,6 +21,22 @@ test('anytime updates move after the other lines in arrival order, so where they
   ]);
   // Without the rule the order is compared as written.
   expect(applyRules(early, {})).not.toEqual(applyRules(late, {}));
+});
+
+test('anytime updates that race one another compare equal in either order', () => {
+  const rules = {
+    anytimeUpdates: ['available_commands_update', 'session_info_update'],
+    paths: ['/params/update/n'],
+  };
+  const titleFirst = [response, update('session_info_update', 2), update('available_commands_update', 1)];
+  const commandsFirst = [update('available_commands_update', 3), response, update('session_info_update', 4)];
+  expect(applyRules(titleFirst, rules)).toEqual(applyRules(commandsFirst, rules));
+  // Sorted as normalized: the volatile field does not decide the order.
+  expect(applyRules(titleFirst, rules).map((l) => JSON.parse(l).params?.update?.sessionUpdate)).toEqual([
+    undefined,
+    'available_commands_update',
+    'session_info_update',
+  ]);
 });
 
 test('a bad pattern names its index and the text', () => {

@@ -42,8 +42,10 @@ export interface NormalizeRules {
   patterns?: Array<{ pattern: string; placeholder: string }>;
   /**
    * `session/update` kinds the agent sends at a time that varies (e.g. `available_commands_update`, which the
-   * spec allows at any time): their lines move after all others, in the order they came, so their position
-   * on the wire is not compared.
+   * spec allows at any time, or `session_info_update` from a background title call): their lines move after
+   * all others, sorted, so neither their position on the wire nor their order among themselves is compared.
+   * Before stdin closes, a replay waits (up to 10 s) until as many of each kind have arrived as its stdout
+   * snapshot holds.
    */
   anytimeUpdates?: string[];
 }
@@ -61,12 +63,7 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     }
   });
   const anytime = new Set(rules.anytimeUpdates ?? []);
-  // One pass: the lines keep their order, the anytime updates follow them in theirs.
-  const rest: string[] = [];
-  const late: string[] = [];
-  for (const line of lines) (anytime.size > 0 && isUpdateOf(line, anytime) ? late : rest).push(line);
-  const ordered = [...rest, ...late];
-  return ordered.map((line) => {
+  const normalized = (line: string) => {
     let out = line;
     if (rules.paths?.length) {
       const value = JSON.parse(out) as unknown;
@@ -75,17 +72,36 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     }
     for (const { re, placeholder } of patterns) out = out.replace(re, placeholder);
     return out;
-  });
+  };
+  // The other lines keep their order; the anytime updates follow them, sorted (once normalized): they race
+  // one another (a title update and a second commands update), so neither their place on the wire nor
+  // their order among themselves is compared.
+  const rest: string[] = [];
+  const late: string[] = [];
+  for (const line of lines) (anytime.size > 0 && updateKind(line, anytime) ? late : rest).push(line);
+  return [...rest.map(normalized), ...late.map(normalized).sort()];
 }
 
-/** Whether a stdout line is a `session/update` of one of the kinds. */
-function isUpdateOf(line: string, kinds: ReadonlySet<string>): boolean {
+/** The kind of a stdout line that is a `session/update` of one of the kinds, else undefined. */
+function updateKind(line: string, kinds: ReadonlySet<string>): string | undefined {
   try {
     const m = JSON.parse(line) as { method?: string; params?: { update?: { sessionUpdate?: string } } };
-    return m.method === 'session/update' && kinds.has(m.params?.update?.sessionUpdate ?? '');
+    const kind = m.params?.update?.sessionUpdate;
+    return m.method === 'session/update' && kind !== undefined && kinds.has(kind) ? kind : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** How many updates of each anytime kind the lines hold (a recording's, or a live run's so far). */
+export function anytimeCounts(lines: readonly string[], kinds: readonly string[]): Map<string, number> {
+  const wanted = new Set(kinds);
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const kind = updateKind(line, wanted);
+    if (kind) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** The command line of each profile (what the scenario runner and the guards take). */

@@ -140,3 +140,46 @@ fixtures.describe('an agent that never exits when stdin closes', () => {
     });
   });
 });
+
+fixtures.describe('an agent whose session-level updates come after the response, in either order', () => {
+  fixtures.use({
+    agentProfile: {
+      command: [process.execPath, FAKE, 'late-updates'],
+      normalize: { anytimeUpdates: ['available_commands_update', 'session_info_update'] },
+    },
+  });
+  const kinds = (stdout: string) =>
+    stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).params?.update?.sessionUpdate)
+      .filter(Boolean);
+
+  for (const order of ['title,commands', 'commands,title']) {
+    fixtures(
+      `close() waits for the updates the snapshot holds; their order is not compared (${order})`,
+      async ({ acp }, testInfo) => {
+        // The snapshot a recording wrote: both updates, in the other race's order.
+        const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+        const line = (update: object) =>
+          JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } });
+        await mkdir(dirname(snapshot), { recursive: true });
+        await writeFile(
+          snapshot,
+          `${line({ sessionUpdate: 'session_info_update', title: 'A title' })}\n${line({ sessionUpdate: 'available_commands_update', availableCommands: [] })}\n`,
+        );
+        try {
+          await acp.initialize();
+          await acp.newSession();
+          expect((await acp.prompt(order)).stopReason).toBe('end_turn');
+          // No settleMs: close() waits for a condition, both updates.
+          expect(await acp.close()).toBe(true);
+          const { stdout } = await acpSnapshotTexts(acp);
+          expect(kinds(stdout).slice(-2)).toEqual(['available_commands_update', 'session_info_update']);
+        } finally {
+          await rm(dirname(snapshot), { recursive: true, force: true });
+        }
+      },
+    );
+  }
+});

@@ -154,6 +154,22 @@ const app = acp
       await say(client, sessionId, 'Hello');
       return { stopReason: 'end_turn' };
     }
+    if (mode === 'late-updates') {
+      // Session-level updates after the response, in the prompt's order ("title,commands"), as a background
+      // title call and a refreshed command list race one another.
+      const updates = {
+        title: { sessionUpdate: 'session_info_update', title: 'A title' },
+        commands: { sessionUpdate: 'available_commands_update', availableCommands: [] },
+      };
+      const order = String(params.prompt[0]?.text ?? '').split(',');
+      setTimeout(async () => {
+        for (const name of order) {
+          await new Promise((r) => setTimeout(r, 150));
+          await client.notify('session/update', { sessionId, update: updates[name] });
+        }
+      }, 150);
+      return { stopReason: 'end_turn' };
+    }
     if (mode === 'env') {
       const keys = Object.keys(process.env).sort();
       await say(client, sessionId, JSON.stringify(Object.fromEntries(keys.map((k) => [k, process.env[k]]))));
