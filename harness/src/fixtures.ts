@@ -143,6 +143,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: model.kind === 'http' && model.mode === 'record',
+        ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
         ...(model.kind !== 'live' && {
           expectedStdout: testInfo.snapshotPath(testDirName(testInfo.title), 'stdout.jsonl'),
         }),

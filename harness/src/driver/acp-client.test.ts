@@ -3,7 +3,7 @@
  * a command that does not exist. What a test author observes: the responses, the wire kept as written,
  * and error messages that name the request and the cause.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect, fileName } from '../matchers.js';
@@ -182,4 +182,53 @@ fixtures.describe('an agent whose session-level updates come after the response,
       },
     );
   }
+});
+
+fixtures.describe('an HTTP model replay that fails, and a stdout that differs with it', () => {
+  fixtures.use({
+    agentProfile: { command: [process.execPath, FAKE, 'model'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    // Recorded calling no model: any request now is drift.
+    model: {
+      kind: 'http',
+      exchanges: join(REPO_ROOT, 'test-results', 'no-such-recording', 'exchanges.jsonl'),
+    },
+  });
+
+  fixtures(
+    'the replay failure comes first and no command that accepts snapshots is suggested',
+    async ({ acp }, testInfo) => {
+      const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+      const recorded = '{"jsonrpc":"2.0","id":0,"result":{"recorded":"before the drift"}}\n';
+      await mkdir(dirname(snapshot), { recursive: true });
+      await writeFile(snapshot, recorded);
+      try {
+        await acp.initialize();
+        await acp.newSession();
+        expect((await acp.prompt('Say goodbye instead.')).text).toBe('model error 400');
+        await acp.close();
+        const error: Error = await expect(acp)
+          .toMatchAcpSnapshot()
+          .then(
+            () => new Error('passed'),
+            (e: Error) => e,
+          );
+        const lines = error.message.split('\n');
+        expect(lines[0]).toMatch(/^model-http replay \(.*\): 1 problem\(s\) in 1 model call\(s\):$/);
+        expect(error.message).toContain('call 1 (POST /v1/chat/completions) matches no recorded exchange');
+        expect(error.message).toContain(
+          'The snapshots below differ after a failed model replay: fix the replay (or record again) first; do not accept them.',
+        );
+        expect(error.message).toMatch(/stdout\S*\.jsonl differs at line 1/);
+        expect(error.message).toMatch(
+          /workspace\S*\.json: no snapshot yet \(not written: the model replay failed\)/,
+        );
+        expect(error.message).not.toContain('--update-snapshots');
+        expect(error.message).not.toContain('accept it');
+        // Nothing was written over the snapshot.
+        expect(await readFile(snapshot, 'utf8')).toBe(recorded);
+      } finally {
+        await rm(dirname(snapshot), { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -52,6 +52,8 @@ export interface SnapshotContext {
    * until as many of each of the profile's anytime updates have arrived as the snapshot holds.
    */
   expectedStdout?: string;
+  /** The model replay's failure so far (an HTTP model's verdict), reported before any snapshot difference. */
+  modelReplayFailure?: () => string | undefined;
 }
 
 /** How long close() waits at most for the anytime updates the snapshot holds (then the comparison names what is missing). */

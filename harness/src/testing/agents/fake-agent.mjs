@@ -170,6 +170,24 @@ const app = acp
       }, 150);
       return { stopReason: 'end_turn' };
     }
+    if (mode === 'model') {
+      // One OpenAI-style chat call to the model at MODEL_URL, the prompt as the user message.
+      const r = await fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'fake',
+          messages: [{ role: 'user', content: String(params.prompt[0]?.text ?? '') }],
+        }),
+      });
+      const body = await r.text();
+      await say(
+        client,
+        sessionId,
+        r.ok ? JSON.parse(body).choices[0].message.content : `model error ${r.status}`,
+      );
+      return { stopReason: 'end_turn' };
+    }
     if (mode === 'env') {
       const keys = Object.keys(process.env).sort();
       await say(client, sessionId, JSON.stringify(Object.fromEntries(keys.map((k) => [k, process.env[k]]))));
