@@ -16,6 +16,7 @@ import {
   type HttpModelSource,
   startHttpModel,
   withModelBaseUrl,
+  withModelServer,
 } from './model/http-model.js';
 import type { AgentProfile } from './profile.js';
 import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
@@ -139,7 +140,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
-        roots,
+        roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: model.kind === 'http' && model.mode === 'record',

@@ -232,3 +232,28 @@ fixtures.describe('an HTTP model replay that fails, and a stdout that differs wi
     },
   );
 });
+
+fixtures.describe("an agent that prints its model server's address and writes it into the workspace", () => {
+  fixtures.use({
+    agentProfile: { command: [process.execPath, FAKE, 'model-url'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    model: {
+      kind: 'http',
+      exchanges: join(REPO_ROOT, 'test-results', 'no-such-recording', 'exchanges.jsonl'),
+    },
+  });
+
+  fixtures('the address is a placeholder on every surface, whatever the port', async ({ acp, httpModel }) => {
+    await acp.initialize();
+    await acp.newSession();
+    expect(await acp.close()).toBe(true);
+    const { port } = new URL(httpModel!.url);
+    const raw = acp.stdout.map((l) => l.text).join('\n');
+    expect(raw).toContain(`127.0.0.1:${port}`);
+    const { stdout, workspace } = await acpSnapshotTexts(acp);
+    expect(stdout).toContain(
+      'warning: auto mode talks to {{modelHost}}; using {{modelBaseUrl}}/v1 or {{modelBaseUrl}}',
+    );
+    expect(workspace).toContain('{{modelBaseUrl}}/v1');
+    expect(`${stdout}${workspace}`).not.toContain(`:${port}`);
+  });
+});

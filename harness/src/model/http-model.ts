@@ -15,6 +15,7 @@ import {
   type Verdict,
   writeExchangeLog,
 } from '@acp-snapshot/model-http';
+import type { TestRoots } from '../roots/roots.js';
 
 export interface HttpModelSource {
   kind: 'http';
@@ -136,6 +137,22 @@ export async function startHttpModel(
         writeExchangeLog(file, server.exchanges, { sidecarsDir: sidecars });
       }
     },
+  };
+}
+
+/**
+ * The test's roots with its model server's address (`{{modelBaseUrl}}`, and `{{modelHost}}` for the host and
+ * port alone, each also as `localhost`), for the snapshot surfaces: the port is new in every test, and agents
+ * print it (warnings, configs they write). Model requests are normalized without it: they are recorded as sent.
+ */
+export function withModelServer(roots: TestRoots, url: string): TestRoots {
+  const { host, port, protocol } = new URL(url);
+  const local = `localhost:${port}`;
+  return {
+    ...roots,
+    modelBaseUrl: url,
+    modelHost: host,
+    aliases: { ...roots.aliases, modelBaseUrl: [`${protocol}//${local}`], modelHost: [local] },
   };
 }
 

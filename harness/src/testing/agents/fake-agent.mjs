@@ -12,7 +12,7 @@
 // turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
 // was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -105,9 +105,20 @@ const app = acp
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
   })
-  .onRequest('session/new', async ({ params }) => {
+  .onRequest('session/new', async ({ params, client }) => {
     sessionCwd = params.cwd;
     const sessionId = mode === 'turns' ? 'fake-session' : `fake-${process.pid}`;
+    if (mode === 'model-url') {
+      // What agents do with their model's address: a warning naming host and port, a config file holding the URL.
+      const url = process.env.MODEL_URL;
+      writeFileSync(join(params.cwd, 'model.json'), JSON.stringify({ baseUrl: `${url}/v1` }));
+      const { host, port } = new URL(url);
+      await say(
+        client,
+        sessionId,
+        `warning: auto mode talks to ${host}; using ${url}/v1 or http://localhost:${port}`,
+      );
+    }
     if (mode === 'journal' || mode === 'packed') {
       const { openLogAppender, buildHeader } = await import('@acp-snapshot/session-log');
       const path = join(process.env.ACP_SNAPSHOT_PERSIST_ROOT, `${sessionId}.jsonl`);
