@@ -6,6 +6,7 @@
  * and writes the exchange log when the test ends.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import {
   type ModelServer,
@@ -74,6 +75,16 @@ export async function startHttpModel(
       throw new Error(
         `model: http record needs the real model's URL: set model.upstream.baseUrl, or export ${source.upstream?.baseUrlEnv ?? 'the variable named in model.upstream.baseUrlEnv'}`,
       );
+    // Before the agent starts: without its key or its server, every request would be refused and the test
+    // would wait out the prompt deadline while the agent retries.
+    const keyEnv = source.upstream?.apiKeyEnv;
+    if (keyEnv && !env[keyEnv])
+      throw new Error(`model: the upstream key variable ${keyEnv} is not set; export it and record again`);
+    const unreachable = await upstreamUnreachable(baseUrl);
+    if (unreachable)
+      throw new Error(
+        `model: the upstream ${baseUrl}${source.upstream?.baseUrlEnv ? ` (${source.upstream.baseUrlEnv})` : ''} is not reachable (${unreachable}); start it or fix the URL, and record again`,
+      );
     server = await startModelServer({
       mode: 'record',
       upstream: { baseUrl, ...(source.upstream?.apiKeyEnv ? { apiKeyEnv: source.upstream.apiKeyEnv } : {}) },
@@ -138,6 +149,41 @@ export async function startHttpModel(
       }
     },
   };
+}
+
+/** Each upstream's reachability (checked once per worker when reachable): why it cannot be reached, or undefined. */
+const reachability = new Map<string, Promise<string | undefined>>();
+
+/** Connects to the upstream's host and port (no request is sent); why that failed, or undefined. */
+function upstreamUnreachable(baseUrl: string): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // model-http refuses a URL that does not parse, naming it.
+    return Promise.resolve(undefined);
+  }
+  const key = `${url.protocol}//${url.host}`;
+  let known = reachability.get(key);
+  if (!known) {
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    known = new Promise((resolve) => {
+      const socket = connect({ host: url.hostname, port, timeout: 10_000 });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(undefined);
+      });
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve('no answer within 10 s');
+      });
+      socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    });
+    reachability.set(key, known);
+    // Only a reachable upstream is remembered: one started later (by a beforeAll) is tried again.
+    void known.then((why) => why && reachability.delete(key));
+  }
+  return known;
 }
 
 /**

@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator } from '@acp-snapshot/emulator';
+import { expect, test } from '@playwright/test';
+import { type HttpModelSource, startHttpModel } from './http-model.js';
+
+let dir: string;
+test.beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'http-model-'));
+});
+test.afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const record = (upstream: HttpModelSource['upstream']) => ({
+  kind: 'http' as const,
+  mode: 'record' as const,
+  exchanges: join(dir, 'exchanges.jsonl'),
+  ...(upstream ? { upstream } : {}),
+});
+
+/** A port nothing listens on (taken from the OS, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+test('recording without the upstream key stops before the agent starts, naming the variable', async () => {
+  const started = Date.now();
+  await expect(
+    startHttpModel(record({ baseUrlEnv: 'UPSTREAM_URL', apiKeyEnv: 'GEMINI_API_KEY' }), {}, 'fix', {
+      UPSTREAM_URL: 'http://127.0.0.1:9',
+    }),
+  ).rejects.toThrow('model: the upstream key variable GEMINI_API_KEY is not set; export it and record again');
+  // An empty value is not a key either.
+  await expect(
+    startHttpModel(record({ baseUrl: 'http://127.0.0.1:9', apiKeyEnv: 'GEMINI_API_KEY' }), {}, 'fix', {
+      GEMINI_API_KEY: '',
+    }),
+  ).rejects.toThrow('GEMINI_API_KEY is not set');
+  expect(Date.now() - started).toBeLessThan(5_000);
+});
+
+test('recording against an upstream nobody listens on stops at once, naming the URL and its variable', async () => {
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  await expect(
+    startHttpModel(record({ baseUrlEnv: 'UPSTREAM_URL', apiKeyEnv: 'KEY' }), {}, 'fix', {
+      UPSTREAM_URL: url,
+      KEY: 'k',
+    }),
+  ).rejects.toThrow(
+    `model: the upstream ${url} (UPSTREAM_URL) is not reachable (ECONNREFUSED); start it or fix the URL, and record again`,
+  );
+});
+
+test('with its key and a listening upstream, recording starts', async () => {
+  const emulator = await startEmulator({ script: { responses: [{ reply: { text: 'hi' } }] } });
+  try {
+    const model = await startHttpModel(record({ baseUrl: emulator.url, apiKeyEnv: 'KEY' }), {}, 'fix', {
+      KEY: 'k',
+    });
+    expect(model.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await model.finish();
+  } finally {
+    await emulator.close();
+  }
+});
