@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { applyRules } from './profile.js';
+import { defineAcpConfig } from './config.js';
+import { applyRules, checkRules } from './profile.js';
 
 const update = (kind: string, n: number) =>
   JSON.stringify({
@@ -42,5 +43,79 @@ test('anytime updates that race one another compare equal in either order', () =
 test('a bad pattern names its index and the text', () => {
   expect(() => applyRules([response], { patterns: [{ pattern: '(', placeholder: 'x' }] })).toThrow(
     'agent profile normalize.patterns[0]: not a regular expression: "("',
+  );
+});
+
+test('one rule spelling: a JSON Pointer or a pattern, and a placeholder, in a profile as in model.ids', () => {
+  const message = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { agentInfo: { version: '1.2.3' }, key: 'k-9' },
+  });
+  expect(
+    applyRules([message], {
+      paths: ['/result/agentInfo/version', { path: '/result/key', placeholder: '{{cacheKey}}' }],
+    }),
+  ).toEqual([
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { agentInfo: { version: '{{volatile}}' }, key: '{{cacheKey}}' },
+    }),
+  ]);
+  // The same rules are model.ids rules.
+  expect(() =>
+    checkRules(
+      [
+        { path: '/metadata/user_id', placeholder: '{{userId}}' },
+        { path: '/input/*/id', placeholder: '{{itemId}}' },
+        { pattern: 'inst-[0-9a-f]{8}', placeholder: '{{installation}}' },
+      ],
+      'model.ids',
+      { name: true },
+    ),
+  ).not.toThrow();
+});
+
+test('the other spelling is refused, naming the field and the rule to write', () => {
+  const ids = (rules: unknown[]) => () => checkRules(rules, 'model.ids', { name: true });
+  expect(
+    ids([
+      { path: '/a', placeholder: '{{a}}' },
+      { path: 'metadata.user_id', name: 'userId' },
+    ]),
+  ).toThrow(
+    'model.ids[1]: "name" is not the rule spelling; write { path: "/metadata/user_id", placeholder: "{{userId}}" } (a JSON Pointer and a placeholder, as every normalization rule is written)',
+  );
+  expect(ids([{ path: 'input[*].id', placeholder: '{{itemId}}' }])).toThrow(
+    'model.ids[0]: the dotted path "input[*].id" is not the rule spelling; write { path: "/input/*/id", placeholder: "{{itemId}}" }',
+  );
+  expect(ids([{ pattern: 'inst-\\d+', name: 'installation' }])).toThrow(
+    'model.ids[0]: "name" is not the rule spelling; write { pattern: "inst-\\\\d+", placeholder: "{{installation}}" }',
+  );
+  expect(ids([{ path: '/a' }])).toThrow(
+    'model.ids[0]: no placeholder; write { path: "/a", placeholder: "{{name}}" }',
+  );
+  expect(ids([{ path: '/a', placeholder: 'userId' }])).toThrow(
+    'model.ids[0].placeholder: "userId" is not one {{name}}; write { path: "/a", placeholder: "{{name}}" }, e.g. "{{userId}}"',
+  );
+  // A profile's rules, in the config as it loads: the run stops before any agent starts.
+  expect(() =>
+    defineAcpConfig({
+      agents: { a: { command: ['a'], normalize: { patterns: [{ pattern: 'x', name: 'x' } as never] } } },
+    }),
+  ).toThrow(
+    'defineAcpConfig: agents.a.normalize.patterns[0]: "name" is not the rule spelling; write { pattern: "x", placeholder: "{{x}}" }',
+  );
+  expect(() =>
+    defineAcpConfig({
+      agents: { a: { command: ['a'] } },
+      model: { kind: 'http', ids: [{ path: 'metadata.user_id', name: 'userId' } as never] },
+    }),
+  ).toThrow(
+    'defineAcpConfig: model.ids[0]: "name" is not the rule spelling; write { path: "/metadata/user_id", placeholder: "{{userId}}" }',
+  );
+  expect(() => applyRules([], { paths: ['result.agentInfo.version'] })).toThrow(
+    'agent profile normalize.paths[0]: the dotted path "result.agentInfo.version" is not the rule spelling; write { path: "/result/agentInfo/version", placeholder: "{{volatile}}" }',
   );
 });

@@ -70,3 +70,19 @@ test('with its key and a listening upstream, recording starts', async () => {
     await emulator.close();
   }
 });
+
+test('ids in the other spelling are refused before the server starts, naming the rule to write', async () => {
+  await expect(
+    startHttpModel(
+      {
+        kind: 'http',
+        exchanges: join(dir, 'exchanges.jsonl'),
+        ids: [{ path: 'prompt_cache_key', name: 'sessionId' } as never],
+      },
+      {},
+      'fix',
+    ),
+  ).rejects.toThrow(
+    'model.ids[0]: "name" is not the rule spelling; write { path: "/prompt_cache_key", placeholder: "{{sessionId}}" }',
+  );
+});

@@ -16,6 +16,7 @@ import {
   type Verdict,
   writeExchangeLog,
 } from '@acp-snapshot/model-http';
+import { checkRules, type Rule } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
 
 export interface HttpModelSource {
@@ -33,8 +34,13 @@ export interface HttpModelSource {
   upstream?: { baseUrl?: string; baseUrlEnv?: string; apiKeyEnv?: string };
   /** Replay: recorded requests whose body contains one of these texts may go unused (background calls). */
   optional?: string[];
-  /** What of a request is volatile besides this test's roots and dates (ids by JSON path or pattern). */
-  ids?: NormalizeOptions['ids'];
+  /**
+   * What of a request is volatile besides this test's roots and dates: rules in the one spelling (profile.ts
+   * `Rule`), each placeholder one `{{name}}`: `{ path: '/metadata/user_id', placeholder: '{{userId}}' }` (a JSON
+   * Pointer; a segment `*` is any key or index, `**` any depth) or `{ pattern, placeholder }` (distinct matches
+   * numbered `{{name#N}}` per request).
+   */
+  ids?: Rule[];
 }
 
 export interface HttpModel {
@@ -64,6 +70,7 @@ export async function startHttpModel(
   fix: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<HttpModel> {
+  checkRules(source.ids ?? [], 'model.ids', { name: true });
   const file = resolve(source.exchanges);
   const sidecars = resolve(source.sidecars ?? resolve(dirname(file), '..', 'sidecars'));
   const normalize: NormalizeOptions = { roots, ...(source.ids ? { ids: source.ids } : {}) };
