@@ -3,8 +3,18 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '@acp-snapshot/emulator';
+import {
+  buildChunk,
+  buildHeader,
+  finishChunk,
+  type LogRecord,
+  makeRecords,
+  textChunk,
+} from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
-import { type HttpModelSource, startHttpModel } from './http-model.js';
+import { projectHarvested } from '../compare/harvest.js';
+import type { TestRoots } from '../roots/roots.js';
+import { type HttpModelSource, startHttpModel, withModelServer } from './http-model.js';
 
 let dir: string;
 test.beforeEach(async () => {
@@ -85,4 +95,32 @@ test('ids in the other spelling are refused before the server starts, naming the
   ).rejects.toThrow(
     'model.ids[0]: "name" is not the rule spelling; write { path: "/prompt_cache_key", placeholder: "{{sessionId}}" }',
   );
+});
+
+test("the model server's address in a persisted session log is a placeholder, as on stdout and in the workspace", () => {
+  const root = '/tmp/acp-snap-11111111-bbbbbb';
+  const roots: TestRoots = {
+    root,
+    cwd: `${root}/work`,
+    persistRoot: `${root}/persist`,
+    spillRoot: `${root}/spill`,
+    home: `${root}/home`,
+    aliases: {},
+  };
+  const text = 'using http://127.0.0.1:40123/v1 (127.0.0.1:40123); port 40123 of 127.0.0.1:401234';
+  const records: LogRecord[] = [
+    { event: buildHeader({ cwd: roots.cwd }) },
+    ...(makeRecords(
+      [
+        { type: 'turn/start', turn: 0 },
+        buildChunk(0, 0, textChunk(text)),
+        buildChunk(0, 0, finishChunk('stop')),
+        { type: 'turn/end', turn: 0, kind: 'completed' },
+      ] as never,
+      { startTs: 1_735_689_600_000 },
+    ) as LogRecord[]),
+  ];
+  const projected = projectHarvested({ records }, withModelServer(roots, 'http://127.0.0.1:40123')).text;
+  // Only the server's own host and port: another port that starts the same is left as it is.
+  expect(projected).toContain('using {{modelBaseUrl}}/v1 ({{modelHost}}); port 40123 of 127.0.0.1:401234');
 });

@@ -194,19 +194,12 @@ function upstreamUnreachable(baseUrl: string): Promise<string | undefined> {
 }
 
 /**
- * The test's roots with its model server's address (`{{modelBaseUrl}}`, and `{{modelHost}}` for the host and
- * port alone, each also as `localhost`), for the snapshot surfaces: the port is new in every test, and agents
- * print it (warnings, configs they write). Model requests are normalized without it: they are recorded as sent.
+ * The test's roots with its model server's address (`{{modelBaseUrl}}`, and `{{modelHost}}` for `127.0.0.1:PORT`
+ * alone), for the snapshot surfaces: the port is new in every test, and agents print it (warnings, configs they
+ * write). Model requests are normalized without it: they are recorded as sent.
  */
 export function withModelServer(roots: TestRoots, url: string): TestRoots {
-  const { host, port, protocol } = new URL(url);
-  const local = `localhost:${port}`;
-  return {
-    ...roots,
-    modelBaseUrl: url,
-    modelHost: host,
-    aliases: { ...roots.aliases, modelBaseUrl: [`${protocol}//${local}`], modelHost: [local] },
-  };
+  return { ...roots, modelBaseUrl: url, modelHost: new URL(url).host };
 }
 
 /** `{{modelBaseUrl}}` in a profile's env value or HOME file becomes this test's model server URL. */

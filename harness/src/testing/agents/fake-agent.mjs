@@ -112,12 +112,7 @@ const app = acp
       // What agents do with their model's address: a warning naming host and port, a config file holding the URL.
       const url = process.env.MODEL_URL;
       writeFileSync(join(params.cwd, 'model.json'), JSON.stringify({ baseUrl: `${url}/v1` }));
-      const { host, port } = new URL(url);
-      await say(
-        client,
-        sessionId,
-        `warning: auto mode talks to ${host}; using ${url}/v1 or http://localhost:${port}`,
-      );
+      await say(client, sessionId, `warning: auto mode talks to ${new URL(url).host}; using ${url}/v1`);
     }
     if (mode === 'journal' || mode === 'packed') {
       const { openLogAppender, buildHeader } = await import('@acp-snapshot/session-log');
