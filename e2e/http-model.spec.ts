@@ -18,6 +18,7 @@ const ours = OUR_AGENT_OVER_HTTP;
 const dir = await mkdtemp(join(tmpdir(), 'acp-http-model-'));
 const exchanges = join(dir, 'scenarios', 'hello-http', 'exchanges.jsonl');
 const UPSTREAM = 'ACP_HTTP_MODEL_TEST_UPSTREAM';
+const ELSEWHERE = 'ACP_HTTP_MODEL_TEST_ELSEWHERE';
 let emulator: Emulator | undefined;
 let liveStdout = '';
 
@@ -101,6 +102,7 @@ test.describe('an agent that talks to a model the harness does not see', () => {
     direct = await startEmulator({
       script: { responses: [{ reply: { text: 'an answer from elsewhere' } }] },
     });
+    process.env[ELSEWHERE] = direct.url;
   });
   test.afterAll(async () => {
     await direct?.close();
@@ -112,12 +114,13 @@ test.describe('an agent that talks to a model the harness does not see', () => {
       ...ours,
       env: { ACP_SNAPSHOT_BASE_URL: 'set in the test', DEEPSEEK_API_KEY: 'local-no-key' },
     },
-    // The upstream is never reached: nothing comes through the server to forward.
+    // A listening upstream (checked before the agent starts), never reached through the server: nothing comes
+    // through it to forward.
     model: {
       kind: 'http',
       mode: 'record',
       exchanges: join(dir, 'scenarios', 'elsewhere', 'exchanges.jsonl'),
-      upstream: { baseUrl: 'http://127.0.0.1:9' },
+      upstream: { baseUrlEnv: ELSEWHERE },
     },
   });
 

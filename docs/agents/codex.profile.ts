@@ -31,14 +31,7 @@ export const codex: AgentProfile = {
 
 /**
  * `prompt_cache_key` is the session id (a time-ordered UUIDv7); `<current_date>` and `<timezone>` are in the
- * environment context; HOME appears in the skills' paths (a root). Failed calls are retried with the same body.
+ * environment context (the date is the server's own rule); HOME appears in the skills' paths (a root). Failed
+ * calls are retried with the same body.
  */
-export const codexRequests: RequestVolatile = {
-  paths: ['/prompt_cache_key'],
-  patterns: [
-    {
-      pattern: '<current_date>\\d{4}-\\d{2}-\\d{2}</current_date>',
-      placeholder: '<current_date>{{date}}</current_date>',
-    },
-  ],
-};
+export const codexRequests: RequestVolatile = [{ path: '/prompt_cache_key', placeholder: '{{sessionId}}' }];

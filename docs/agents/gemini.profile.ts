@@ -1,6 +1,6 @@
 // @google/gemini-cli 0.61.0 (`gemini --acp`): Gemini generateContent (router) + streamGenerateContent?alt=sse.
 import type { AgentProfile } from '../../harness/src/profile.js';
-import { bin, LONG_DATE, MODEL_URL, type RequestVolatile } from './shared.js';
+import { bin, MODEL_URL, type RequestVolatile } from './shared.js';
 
 export const gemini: AgentProfile = {
   command: [bin('gemini'), '--acp'],
@@ -21,14 +21,11 @@ export const gemini: AgentProfile = {
 };
 
 /**
- * Every call: the date; the project temp dir `{{home}}/.gemini/tmp/<cwd basename, lower-cased>`; the install
- * directory in the builtin skills' locations. The router call (`...flash-lite:generateContent`, not streamed)
- * comes first and its answer picks the model, hence the path of the turn's call.
+ * Every call: the date (the server's own rule); the project temp dir `{{home}}/.gemini/tmp/<cwd basename,
+ * lower-cased>`; the install directory in the builtin skills' locations (the `{{install}}` root). The router call
+ * (`...flash-lite:generateContent`, not streamed) comes first and its answer picks the model, hence the path of
+ * the turn's call.
  */
-export const geminiRequests: RequestVolatile = {
-  patterns: [
-    LONG_DATE,
-    { pattern: '\\.gemini/tmp/[a-z0-9._-]+', placeholder: '.gemini/tmp/{{projectTmp}}' },
-    { pattern: '[^"\\s]*/node_modules/@google/gemini-cli/', placeholder: '{{agentInstall}}/' },
-  ],
-};
+export const geminiRequests: RequestVolatile = [
+  { pattern: '(?<=\\.gemini/tmp/)[a-z0-9._-]+', placeholder: '{{projectTmp}}' },
+];

@@ -1,6 +1,6 @@
 // Shared by the four profiles in this folder (examples for docs/agents.md; no harness code imports them).
 import { join } from 'node:path';
-import type { NormalizeRules } from '../../harness/src/profile.js';
+import type { Rule } from '../../harness/src/profile.js';
 
 /**
  * Stands for the base URL of the model server the harness starts per test (the HTTP record/replay server,
@@ -12,14 +12,9 @@ export const MODEL_URL = '{{modelBaseUrl}}';
 export const bin = (name: string): string => join(process.cwd(), 'node_modules/.bin', name);
 
 /**
- * Volatile parts of an agent's model requests, for the request fingerprint of HTTP record/replay (the harness's
- * roots, `{{cwd}}` and `{{home}}`, are replaced first): JSON Pointers into the request body, and patterns over
- * its serialized text. Headers are not fingerprinted.
+ * Volatile parts of an agent's model requests, as the HTTP model's `ids` (`use.model = { kind: 'http', ids }`):
+ * rules in the one spelling of every normalization rule, a JSON Pointer into the request body or a pattern over
+ * its text, each with one `{{name}}` placeholder. The server's own rules (the harness's roots, their dashed
+ * spellings, dates) come first. Headers are not fingerprinted.
  */
-export type RequestVolatile = NormalizeRules;
-
-/** "Today's date is Tuesday, December 1, 2026" (qwen, gemini). */
-export const LONG_DATE = {
-  pattern: "Today's date is [A-Z][a-z]+, [A-Z][a-z]+ \\d{1,2}, \\d{4}",
-  placeholder: "Today's date is {{date}}",
-};
+export type RequestVolatile = Rule[];

@@ -32,7 +32,7 @@ export default defineAcpConfig({
   agents: { claude },
   // metadata.user_id holds the ACP session id (random per run); the dates and the dashed cwd in the memory
   // path are normalized by the model server itself.
-  model: { kind: 'http', ids: [{ path: 'metadata.user_id', name: 'userId' }] },
+  model: { kind: 'http', ids: [{ path: '/metadata/user_id', placeholder: '{{userId}}' }] },
   // Recording: `MODEL_UPSTREAM_URL=https://... ANTHROPIC_API_KEY=... npm run record` (the key is never stored).
   record: { upstream: { baseUrlEnv: 'MODEL_UPSTREAM_URL', apiKeyEnv: 'ANTHROPIC_API_KEY' } },
   playwright: { timeout: 90_000, workers: process.env.CI ? 2 : undefined },

@@ -7,7 +7,7 @@
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
 import type { HttpModelSource } from './model/http-model.js';
-import type { AgentProfile } from './profile.js';
+import { type AgentProfile, checkProfileRules, checkRules } from './profile.js';
 import { GUARDS_TAG, type SuiteOptions } from './suite/suite-test.js';
 
 export interface AcpConfigOptions {
@@ -43,6 +43,11 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
         `defineAcpConfig: agents.${name}.command must be a non-empty array (executable, then arguments)`,
       );
   }
+  // Rules are checked as the config loads: a wrong spelling stops the run before any agent starts.
+  for (const [name, profile] of entries)
+    if (profile.normalize) checkProfileRules(profile.normalize, `defineAcpConfig: agents.${name}.normalize`);
+  if (opts.model?.kind === 'http')
+    checkRules(opts.model.ids ?? [], 'defineAcpConfig: model.ids', { name: true });
   if (opts.record && opts.model?.kind !== 'http')
     throw new Error(
       "defineAcpConfig: `record` records model calls over HTTP; set model: { kind: 'http' } as well",

@@ -6,7 +6,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import { test as base, type TestInfo } from '@playwright/test';
@@ -17,6 +17,7 @@ import {
   type HttpModelSource,
   startHttpModel,
   withModelBaseUrl,
+  withModelServer,
 } from './model/http-model.js';
 import type { AgentProfile } from './profile.js';
 import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
@@ -66,7 +67,7 @@ export interface AcpFixtures {
 }
 
 export interface AcpWorkerFixtures {
-  /** This worker's base directory; every test's roots are created inside it. */
+  /** This worker's base directory; every test's roots are created inside it; removed at the end unless it keeps some. */
   acpBaseDir: string;
 }
 
@@ -82,7 +83,11 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       // A fixed-length name per worker: paths keep their length between runs (output budgets count them).
       const dir = await mkdtemp(join('/tmp', `acp-w${workerInfo.parallelIndex % 10}-`));
       await use(dir);
-      await rm(dir, { recursive: true, force: true });
+      // Only the roots of failed tests are left in it (kept for inspection, named in their reports):
+      // they outlive the worker, so the directory goes only when it is empty.
+      await rmdir(dir).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOTEMPTY' && e.code !== 'EEXIST') throw e;
+      });
     },
     { scope: 'worker' },
   ],
@@ -157,10 +162,14 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
-        roots,
+        roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: model.kind === 'http' && model.mode === 'record',
+        ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
+        ...(model.kind !== 'live' && {
+          expectedStdout: testInfo.snapshotPath(testDirName(testInfo.title), 'stdout.jsonl'),
+        }),
         ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
       },
       command: agent.command,

@@ -27,7 +27,10 @@ export async function acpSnapshotTexts(
       "toMatchAcpSnapshot: pass the `acp` fixture (it knows the test's roots and the agent profile)",
     );
   // close() settled before it closed stdin; an agent still running may yet send its late notifications.
-  if (acp.running) await settleStdout(acp, s.profile.settleMs ?? 0);
+  if (acp.running) {
+    await acp.awaitAnytimeUpdates();
+    await settleStdout(acp, s.profile.settleMs ?? 0);
+  }
   const normalized = normalizeStdout(acp.stdout, { roots: rootMap(s.roots), aliases: s.roots.aliases });
   const lines = applyRules(normalized, s.profile.normalize);
   const stdout = lines.length ? `${lines.join('\n')}\n` : '';
@@ -51,6 +54,8 @@ async function compareFile(
   segments: string[],
   kind: 'stdout' | 'log' | undefined,
   recording: boolean,
+  /** The model replay failed: nothing is written, and no command that writes is suggested. */
+  replayFailed: boolean,
   /** The text as compared, given the snapshot (a replayed log names the recording's provider). */
   compared: (text: string, expected: string | undefined) => string = (t) => t,
 ): Promise<string | undefined> {
@@ -63,14 +68,15 @@ async function compareFile(
   // As toMatchSnapshot: a missing snapshot is written unless the mode is 'none' (the default mode is 'default').
   // A run that records the model's calls rewrites them: they are what the next replay is compared with.
   const write =
-    recording || mode === 'all' || mode === 'changed' || (expected === undefined && mode !== 'none');
+    !replayFailed &&
+    (recording || mode === 'all' || mode === 'changed' || (expected === undefined && mode !== 'none'));
   if (write) {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text);
   }
   if (recording) return undefined;
   if (expected === undefined)
-    return `${shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : ' (run with --update-snapshots to write it)'}.`;
+    return `${shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : replayFailed ? ' (not written: the model replay failed)' : ' (run with --update-snapshots to write it)'}.`;
   if (write) return undefined;
   await info.attach(`${segments.join('/')}.diff`, {
     body: unifiedDiff(expected, text, { expected: shown, actual: 'this run' }),
@@ -90,13 +96,16 @@ export const expect = base.extend({
     const dir = name ?? fileName(info.title);
     const texts = await acpSnapshotTexts(received);
     const recording = received.snapshot?.recording === true;
+    // A failed model replay comes first: the surfaces then show the failure, and accepting them would commit it.
+    const replayFailure = received.snapshot?.modelReplayFailure?.();
+    const failed = replayFailure !== undefined;
     const failures = (
       await Promise.all([
-        compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout', recording),
-        compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined, recording),
+        compareFile(info, texts.stdout, [dir, 'stdout.jsonl'], 'stdout', recording, failed),
+        compareFile(info, texts.workspace, [dir, 'workspace.json'], undefined, recording, failed),
         texts.log === undefined
           ? undefined
-          : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log', recording, (log, recorded) =>
+          : compareFile(info, texts.log, [dir, 'session.jsonl'], 'log', recording, failed, (log, recorded) =>
               // Replay serves the recording through the replay plugin, which the header then names; the
               // comparison adopts the recorded provider, as the scenario corpus does (harvest.ts).
               received.snapshot?.replayed ? adoptRecordedProvider(log, recorded) : log,
@@ -104,7 +113,7 @@ export const expect = base.extend({
       ])
     ).filter((f): f is string => f !== undefined);
     const problems = received.problems;
-    const pass = failures.length === 0 && problems.length === 0;
+    const pass = failures.length === 0 && problems.length === 0 && !replayFailure;
     const differs = failures.some((f) => f.includes(' differs'));
     return {
       pass,
@@ -113,9 +122,17 @@ export const expect = base.extend({
         pass
           ? `the ACP run matches its snapshots (${dir}/)`
           : [
+              ...(replayFailure
+                ? [
+                    replayFailure,
+                    failures.length > 0
+                      ? 'The snapshots below differ after a failed model replay: fix the replay (or record again) first; do not accept them.'
+                      : '',
+                  ]
+                : []),
               ...problems.map((p) => `problem: ${p}`),
               ...failures,
-              differs
+              differs && !replayFailure
                 ? `If the change is intended, accept it: npx playwright test --update-snapshots -g '${info.title}' (the diffs are attached).`
                 : '',
             ]

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { applyRules } from './profile.js';
+import { defineAcpConfig } from './config.js';
+import { applyRules, checkRules } from './profile.js';
 
 const update = (kind: string, n: number) =>
   JSON.stringify({
@@ -9,7 +10,7 @@ const update = (kind: string, n: number) =>
   });
 const response = JSON.stringify({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
 
-test('anytime updates move after the other lines in arrival order, so where they came on the wire is not compared', () => {
+test('anytime updates move after the other lines, so where they came on the wire is not compared', () => {
   const early = [update('available_commands_update', 1), update('agent_message_chunk', 1), response];
   const late = [update('agent_message_chunk', 1), response, update('available_commands_update', 1)];
   const rules = { anytimeUpdates: ['available_commands_update'] };
@@ -23,8 +24,98 @@ test('anytime updates move after the other lines in arrival order, so where they
   expect(applyRules(early, {})).not.toEqual(applyRules(late, {}));
 });
 
+test('anytime updates that race one another compare equal in either order', () => {
+  const rules = {
+    anytimeUpdates: ['available_commands_update', 'session_info_update'],
+    paths: ['/params/update/n'],
+  };
+  const titleFirst = [response, update('session_info_update', 2), update('available_commands_update', 1)];
+  const commandsFirst = [update('available_commands_update', 3), response, update('session_info_update', 4)];
+  expect(applyRules(titleFirst, rules)).toEqual(applyRules(commandsFirst, rules));
+  // Sorted as normalized: the volatile field does not decide the order.
+  expect(applyRules(titleFirst, rules).map((l) => JSON.parse(l).params?.update?.sessionUpdate)).toEqual([
+    undefined,
+    'available_commands_update',
+    'session_info_update',
+  ]);
+});
+
 test('a bad pattern names its index and the text', () => {
   expect(() => applyRules([response], { patterns: [{ pattern: '(', placeholder: 'x' }] })).toThrow(
     'agent profile normalize.patterns[0]: not a regular expression: "("',
+  );
+});
+
+test('one rule spelling: a JSON Pointer or a pattern, and a placeholder, in a profile as in model.ids', () => {
+  const message = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { agentInfo: { version: '1.2.3' }, key: 'k-9' },
+  });
+  expect(
+    applyRules([message], {
+      paths: ['/result/agentInfo/version', { path: '/result/key', placeholder: '{{cacheKey}}' }],
+    }),
+  ).toEqual([
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { agentInfo: { version: '{{volatile}}' }, key: '{{cacheKey}}' },
+    }),
+  ]);
+  // The same rules are model.ids rules.
+  expect(() =>
+    checkRules(
+      [
+        { path: '/metadata/user_id', placeholder: '{{userId}}' },
+        { path: '/input/*/id', placeholder: '{{itemId}}' },
+        { pattern: 'inst-[0-9a-f]{8}', placeholder: '{{installation}}' },
+      ],
+      'model.ids',
+      { name: true },
+    ),
+  ).not.toThrow();
+});
+
+test('the other spelling is refused, naming the field and the rule to write', () => {
+  const ids = (rules: unknown[]) => () => checkRules(rules, 'model.ids', { name: true });
+  expect(
+    ids([
+      { path: '/a', placeholder: '{{a}}' },
+      { path: 'metadata.user_id', name: 'userId' },
+    ]),
+  ).toThrow(
+    'model.ids[1]: "name" is not the rule spelling; write { path: "/metadata/user_id", placeholder: "{{userId}}" } (a JSON Pointer and a placeholder, as every normalization rule is written)',
+  );
+  expect(ids([{ path: 'input[*].id', placeholder: '{{itemId}}' }])).toThrow(
+    'model.ids[0]: the dotted path "input[*].id" is not the rule spelling; write { path: "/input/*/id", placeholder: "{{itemId}}" }',
+  );
+  expect(ids([{ pattern: 'inst-\\d+', name: 'installation' }])).toThrow(
+    'model.ids[0]: "name" is not the rule spelling; write { pattern: "inst-\\\\d+", placeholder: "{{installation}}" }',
+  );
+  expect(ids([{ path: '/a' }])).toThrow(
+    'model.ids[0]: no placeholder; write { path: "/a", placeholder: "{{name}}" }',
+  );
+  expect(ids([{ path: '/a', placeholder: 'userId' }])).toThrow(
+    'model.ids[0].placeholder: "userId" is not one {{name}}; write { path: "/a", placeholder: "{{name}}" }, e.g. "{{userId}}"',
+  );
+  // A profile's rules, in the config as it loads: the run stops before any agent starts.
+  expect(() =>
+    defineAcpConfig({
+      agents: { a: { command: ['a'], normalize: { patterns: [{ pattern: 'x', name: 'x' } as never] } } },
+    }),
+  ).toThrow(
+    'defineAcpConfig: agents.a.normalize.patterns[0]: "name" is not the rule spelling; write { pattern: "x", placeholder: "{{x}}" }',
+  );
+  expect(() =>
+    defineAcpConfig({
+      agents: { a: { command: ['a'] } },
+      model: { kind: 'http', ids: [{ path: 'metadata.user_id', name: 'userId' } as never] },
+    }),
+  ).toThrow(
+    'defineAcpConfig: model.ids[0]: "name" is not the rule spelling; write { path: "/metadata/user_id", placeholder: "{{userId}}" }',
+  );
+  expect(() => applyRules([], { paths: ['result.agentInfo.version'] })).toThrow(
+    'agent profile normalize.paths[0]: the dotted path "result.agentInfo.version" is not the rule spelling; write { path: "/result/agentInfo/version", placeholder: "{{volatile}}" }',
   );
 });

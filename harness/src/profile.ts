@@ -35,22 +35,75 @@ export interface AgentProfile {
 /** How an agent is asked to exit: see {@link AgentProfile.exit}. */
 export type ExitPolicy = 'stdin' | 'signal';
 
+/**
+ * A normalization rule, in the one spelling of every place rules are written (a profile's `normalize`, the HTTP
+ * model's `ids`): the value at a JSON Pointer (RFC 6901, e.g. `/result/agentInfo/version`; in `ids` a segment
+ * `*` is any key or index and `**` any depth), or each match of a regular expression (JavaScript syntax),
+ * becomes `placeholder`.
+ */
+export type Rule = { path: string; placeholder: string } | { pattern: string; placeholder: string };
+
 export interface NormalizeRules {
-  /** JSON Pointers (RFC 6901) into a stdout message, e.g. `/result/agentInfo/version`: the value becomes `{{volatile}}`. */
-  paths?: string[];
-  /** Regular expressions (JavaScript syntax, matched on each serialized line); each match becomes `placeholder`. */
+  /** JSON Pointers into a stdout message: a bare pointer's value becomes `{{volatile}}`, a rule's its placeholder. */
+  paths?: Array<string | { path: string; placeholder: string }>;
+  /** Regular expressions matched on each serialized line; each match becomes `placeholder`. */
   patterns?: Array<{ pattern: string; placeholder: string }>;
   /**
    * `session/update` kinds the agent sends at a time that varies (e.g. `available_commands_update`, which the
-   * spec allows at any time): their lines move after all others, in the order they came, so their position
-   * on the wire is not compared.
+   * spec allows at any time, or `session_info_update` from a background title call): their lines move after
+   * all others, sorted, so neither their position on the wire nor their order among themselves is compared.
+   * Before stdin closes, a replay waits (up to 10 s) until as many of each kind have arrived as its stdout
+   * snapshot holds.
    */
   anytimeUpdates?: string[];
+}
+
+/** A JSON Pointer for a dotted path: `metadata.user_id` -> `/metadata/user_id` (`[*]` and `[0]` become segments). */
+function pointerOf(dotted: string): string {
+  const keys = dotted
+    .replace(/\[(\*|\d+)\]/g, '.$1')
+    .split('.')
+    .filter((k) => k !== '');
+  return `/${keys.map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/**
+ * Checks the spelling of the rules written at `field` (e.g. `model.ids`): throws naming the rule and the
+ * spelling to use. `name`: each placeholder must be one `{{name}}` (the HTTP model numbers pattern matches).
+ */
+export function checkRules(rules: readonly unknown[], field: string, opts: { name?: boolean } = {}): void {
+  for (const [i, raw] of rules.entries()) checkRule(raw, `${field}[${i}]`, opts);
+}
+
+function checkRule(raw: unknown, at: string, opts: { name?: boolean }): void {
+  const rule = (raw ?? {}) as Record<string, unknown>;
+  const pattern = rule.pattern instanceof RegExp ? rule.pattern.source : rule.pattern;
+  if (typeof rule.path !== 'string' && typeof pattern !== 'string')
+    throw new Error(`${at}: a rule is { path: "/json/pointer", placeholder } or { pattern, placeholder }`);
+  const dotted = typeof rule.path === 'string' && !rule.path.startsWith('/');
+  const name = typeof rule.name === 'string' ? rule.name : undefined;
+  const placeholder =
+    typeof rule.placeholder === 'string' ? rule.placeholder : name ? `{{${name}}}` : '{{name}}';
+  const what =
+    typeof rule.path === 'string'
+      ? `path: ${JSON.stringify(dotted ? pointerOf(rule.path) : rule.path)}`
+      : `pattern: ${JSON.stringify(pattern)}`;
+  const write = (p: string) => `write { ${what}, placeholder: ${JSON.stringify(p)} }`;
+  if (name !== undefined || dotted)
+    throw new Error(
+      `${at}: ${name !== undefined ? '"name"' : `the dotted path ${JSON.stringify(rule.path)}`} is not the rule spelling; ${write(placeholder)} (a JSON Pointer and a placeholder, as every normalization rule is written)`,
+    );
+  if (typeof rule.placeholder !== 'string') throw new Error(`${at}: no placeholder; ${write(placeholder)}`);
+  if (opts.name && !/^\{\{[A-Za-z][A-Za-z0-9_]*\}\}$/.test(placeholder))
+    throw new Error(
+      `${at}.placeholder: ${JSON.stringify(placeholder)} is not one {{name}}; ${write('{{name}}')}, e.g. "{{userId}}"`,
+    );
 }
 
 /** Applies a profile's rules to normalized stdout lines (JSON texts). Throws naming a bad pattern. */
 export function applyRules(lines: readonly string[], rules: NormalizeRules | undefined): string[] {
   if (!rules) return [...lines];
+  checkProfileRules(rules);
   const patterns = (rules.patterns ?? []).map((p, i) => {
     try {
       return { re: new RegExp(p.pattern, 'g'), placeholder: p.placeholder };
@@ -61,31 +114,46 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     }
   });
   const anytime = new Set(rules.anytimeUpdates ?? []);
-  // One pass: the lines keep their order, the anytime updates follow them in theirs.
-  const rest: string[] = [];
-  const late: string[] = [];
-  for (const line of lines) (anytime.size > 0 && isUpdateOf(line, anytime) ? late : rest).push(line);
-  const ordered = [...rest, ...late];
-  return ordered.map((line) => {
+  const normalized = (line: string) => {
     let out = line;
     if (rules.paths?.length) {
       const value = JSON.parse(out) as unknown;
-      for (const path of rules.paths) replaceAt(value, path);
+      for (const rule of rules.paths)
+        typeof rule === 'string' ? replaceAt(value, rule) : replaceAt(value, rule.path, rule.placeholder);
       out = JSON.stringify(value);
     }
     for (const { re, placeholder } of patterns) out = out.replace(re, placeholder);
     return out;
-  });
+  };
+  // The other lines keep their order; the anytime updates follow them, sorted (once normalized): they race
+  // one another (a title update and a second commands update), so neither their place on the wire nor
+  // their order among themselves is compared.
+  const rest: string[] = [];
+  const late: string[] = [];
+  for (const line of lines) (anytime.size > 0 && updateKind(line, anytime) ? late : rest).push(line);
+  return [...rest.map(normalized), ...late.map(normalized).sort()];
 }
 
-/** Whether a stdout line is a `session/update` of one of the kinds. */
-function isUpdateOf(line: string, kinds: ReadonlySet<string>): boolean {
+/** The kind of a stdout line that is a `session/update` of one of the kinds, else undefined. */
+function updateKind(line: string, kinds: ReadonlySet<string>): string | undefined {
   try {
     const m = JSON.parse(line) as { method?: string; params?: { update?: { sessionUpdate?: string } } };
-    return m.method === 'session/update' && kinds.has(m.params?.update?.sessionUpdate ?? '');
+    const kind = m.params?.update?.sessionUpdate;
+    return m.method === 'session/update' && kind !== undefined && kinds.has(kind) ? kind : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** How many updates of each anytime kind the lines hold (a recording's, or a live run's so far). */
+export function anytimeCounts(lines: readonly string[], kinds: readonly string[]): Map<string, number> {
+  const wanted = new Set(kinds);
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const kind = updateKind(line, wanted);
+    if (kind) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** The command line of each profile (what the scenario runner and the guards take). */
@@ -95,8 +163,20 @@ export function profileCommands(
   return Object.fromEntries(Object.entries(profiles).map(([name, p]) => [name, p.command]));
 }
 
-/** Replaces the value at a JSON Pointer with `{{volatile}}`, when the message has it. */
-function replaceAt(root: unknown, pointer: string): void {
+/** Checks the spelling of a profile's rules (`agent profile normalize.paths`, `.patterns`). */
+export function checkProfileRules(rules: NormalizeRules, field = 'agent profile normalize'): void {
+  // A bare pointer is a rule whose placeholder is {{volatile}}.
+  for (const [i, p] of (rules.paths ?? []).entries())
+    checkRule(
+      typeof p === 'string' ? { path: p, placeholder: '{{volatile}}' } : p,
+      `${field}.paths[${i}]`,
+      {},
+    );
+  checkRules(rules.patterns ?? [], `${field}.patterns`);
+}
+
+/** Replaces the value at a JSON Pointer with the placeholder, when the message has it. */
+function replaceAt(root: unknown, pointer: string, placeholder = '{{volatile}}'): void {
   if (pointer === '' || !pointer.startsWith('/'))
     throw new Error(
       `agent profile normalize.paths: ${JSON.stringify(pointer)} is not a JSON Pointer (e.g. "/result/agentInfo/version")`,
@@ -112,5 +192,5 @@ function replaceAt(root: unknown, pointer: string): void {
     node = next as Record<string, unknown>;
   }
   const last = keys.at(-1)!;
-  if (node && Object.hasOwn(node, last)) node[last] = '{{volatile}}';
+  if (node && Object.hasOwn(node, last)) node[last] = placeholder;
 }

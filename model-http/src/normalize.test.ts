@@ -65,6 +65,43 @@ test('ids: by JSON path (whole value) and by pattern (numbered by first appearan
   });
 });
 
+test('ids in the harness spelling (JSON Pointers, a {{name}} placeholder) normalize as the earlier spelling does', () => {
+  const body: JsonValue = {
+    metadata: { user_id: 'u1', 'a/b': 'slash' },
+    input: [{ id: 'rs_1' }, { id: 'rs_2' }],
+    deep: { a: [{ session_id: 'S1' }] },
+    text: 'inst-0000aaaa then inst-1111bbbb',
+  };
+  const pointers = new RequestNormalizer({
+    ids: [
+      { path: '/metadata/user_id', placeholder: '{{userId}}' },
+      { path: '/metadata/a~1b', placeholder: '{{slash}}' },
+      { path: '/input/*/id', placeholder: '{{itemId}}' },
+      { path: '/**/session_id', placeholder: '{{sessionId}}' },
+      { pattern: 'inst-[0-9a-f]{8}', placeholder: '{{installation}}' },
+    ],
+  });
+  const dotted = new RequestNormalizer({
+    ids: [
+      { path: 'metadata.user_id', name: 'userId' },
+      { path: '/metadata/a~1b', name: 'slash' },
+      { path: 'input[*].id', name: 'itemId' },
+      { path: '**.session_id', name: 'sessionId' },
+      { pattern: 'inst-[0-9a-f]{8}', name: 'installation' },
+    ],
+  });
+  expect(pointers.body(body)).toEqual(dotted.body(body));
+  expect(pointers.body(body)).toEqual({
+    deep: { a: [{ session_id: '{{sessionId}}' }] },
+    input: [{ id: '{{itemId}}' }, { id: '{{itemId}}' }],
+    metadata: { user_id: '{{userId}}', 'a/b': '{{slash}}' },
+    text: '{{installation#1}} then {{installation#2}}',
+  });
+  expect(() => new RequestNormalizer({ ids: [{ path: '/a', placeholder: 'userId' }] })).toThrow(
+    'normalize.ids: placeholder "userId" is not one {{name}} (e.g. "{{userId}}")',
+  );
+});
+
 test('headers take part only when named, and a credential header cannot be named', () => {
   const raw = Buffer.from('{"a":1}');
   const n = new RequestNormalizer({ headers: ['anthropic-beta'] });

@@ -18,8 +18,28 @@ import { AUTH_HEADERS, scrubPath } from './formats.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** A volatile id: the value at a JSON path (`metadata.user_id`, `input[*].id`, `**.session_id`), or every match of a pattern. */
-export type IdRule = { path: string; name: string } | { pattern: string | RegExp; name: string };
+/**
+ * A volatile id: the value at a JSON Pointer (`/metadata/user_id`; a segment `*` is any key or index, a segment
+ * `**` any depth), or every match of a pattern; `placeholder` is one `{{name}}`
+ * (distinct pattern matches in a request become `{{name#1}}`, `{{name#2}}`...). The spelling of the harness's
+ * other rules. The earlier spelling (a dotted path, `name: 'userId'`) is still read.
+ */
+export type IdRule =
+  | { path: string; placeholder: string }
+  | { pattern: string | RegExp; placeholder: string }
+  | { path: string; name: string }
+  | { pattern: string | RegExp; name: string };
+
+/** A rule's placeholder name: `{{userId}}` (or the earlier bare `name`) -> `userId`. */
+function idName(rule: IdRule): string {
+  if ('name' in rule) return rule.name;
+  const m = /^\{\{([A-Za-z][A-Za-z0-9_]*)\}\}$/.exec(rule.placeholder);
+  if (!m)
+    throw new Error(
+      `normalize.ids: placeholder ${JSON.stringify(rule.placeholder)} is not one {{name}} (e.g. "{{userId}}")`,
+    );
+  return m[1]!;
+}
 
 export interface NormalizeOptions {
   /** This run's volatile roots (name -> directory, or word for `user`), replaced by `{{name}}`. */
@@ -158,7 +178,13 @@ export function defineKey(o: { [key: string]: JsonValue }, key: string, value: J
 
 type Segment = string; // a key, `*` (any key or index) or `**` (any depth)
 
+/** A JSON Pointer (RFC 6901 escapes; segments `*` and `**` as in IdRule) or the earlier dotted path (`a[*].b`). */
 function parsePath(path: string): Segment[] {
+  if (path.startsWith('/'))
+    return path
+      .slice(1)
+      .split('/')
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
   return path
     .replace(/\[(\*|\d+)\]/g, '.$1')
     .split('.')
@@ -198,10 +224,11 @@ export class RequestNormalizer {
         if (typeof value === 'string' && value.startsWith('/'))
           this.hydration[`${name}Dashed`] = dashedPath(value.replace(/\/+$/, ''));
     for (const rule of options.ids ?? []) {
-      if ('path' in rule) this.pathIds.push({ path: parsePath(rule.path), name: rule.name });
+      const name = idName(rule);
+      if ('path' in rule) this.pathIds.push({ path: parsePath(rule.path), name });
       else {
         const source = typeof rule.pattern === 'string' ? rule.pattern : rule.pattern.source;
-        this.patternIds.push({ re: new RegExp(source, 'g'), name: rule.name });
+        this.patternIds.push({ re: new RegExp(source, 'g'), name });
       }
     }
     for (const h of options.headers ?? [])

@@ -3,7 +3,7 @@
  * a command that does not exist. What a test author observes: the responses, the wire kept as written,
  * and error messages that name the request and the cause.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect, fileName } from '../matchers.js';
@@ -138,5 +138,120 @@ fixtures.describe('an agent that never exits when stdin closes', () => {
       expect(await acp.close()).toBe(true);
       expect(acp.problems).toEqual([]);
     });
+  });
+});
+
+fixtures.describe('an agent whose session-level updates come after the response, in either order', () => {
+  fixtures.use({
+    agentProfile: {
+      command: [process.execPath, FAKE, 'late-updates'],
+      normalize: { anytimeUpdates: ['available_commands_update', 'session_info_update'] },
+    },
+  });
+  const kinds = (stdout: string) =>
+    stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).params?.update?.sessionUpdate)
+      .filter(Boolean);
+
+  for (const order of ['title,commands', 'commands,title']) {
+    fixtures(
+      `close() waits for the updates the snapshot holds; their order is not compared (${order})`,
+      async ({ acp }, testInfo) => {
+        // The snapshot a recording wrote: both updates, in the other race's order.
+        const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+        const line = (update: object) =>
+          JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } });
+        await mkdir(dirname(snapshot), { recursive: true });
+        await writeFile(
+          snapshot,
+          `${line({ sessionUpdate: 'session_info_update', title: 'A title' })}\n${line({ sessionUpdate: 'available_commands_update', availableCommands: [] })}\n`,
+        );
+        try {
+          await acp.initialize();
+          await acp.newSession();
+          expect((await acp.prompt(order)).stopReason).toBe('end_turn');
+          // No settleMs: close() waits for a condition, both updates.
+          expect(await acp.close()).toBe(true);
+          const { stdout } = await acpSnapshotTexts(acp);
+          expect(kinds(stdout).slice(-2)).toEqual(['available_commands_update', 'session_info_update']);
+        } finally {
+          await rm(dirname(snapshot), { recursive: true, force: true });
+        }
+      },
+    );
+  }
+});
+
+fixtures.describe('an HTTP model replay that fails, and a stdout that differs with it', () => {
+  fixtures.use({
+    agentProfile: { command: [process.execPath, FAKE, 'model'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    // Recorded calling no model: any request now is drift.
+    model: {
+      kind: 'http',
+      exchanges: join(REPO_ROOT, 'test-results', 'no-such-recording', 'exchanges.jsonl'),
+    },
+  });
+
+  fixtures(
+    'the replay failure comes first and no command that accepts snapshots is suggested',
+    async ({ acp }, testInfo) => {
+      const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+      const recorded = '{"jsonrpc":"2.0","id":0,"result":{"recorded":"before the drift"}}\n';
+      await mkdir(dirname(snapshot), { recursive: true });
+      await writeFile(snapshot, recorded);
+      try {
+        await acp.initialize();
+        await acp.newSession();
+        expect((await acp.prompt('Say goodbye instead.')).text).toBe('model error 400');
+        await acp.close();
+        const error: Error = await expect(acp)
+          .toMatchAcpSnapshot()
+          .then(
+            () => new Error('passed'),
+            (e: Error) => e,
+          );
+        const lines = error.message.split('\n');
+        expect(lines[0]).toMatch(/^model-http replay \(.*\): 1 problem\(s\) in 1 model call\(s\):$/);
+        expect(error.message).toContain('call 1 (POST /v1/chat/completions) matches no recorded exchange');
+        expect(error.message).toContain(
+          'The snapshots below differ after a failed model replay: fix the replay (or record again) first; do not accept them.',
+        );
+        expect(error.message).toMatch(/stdout\S*\.jsonl differs at line 1/);
+        expect(error.message).toMatch(
+          /workspace\S*\.json: no snapshot yet \(not written: the model replay failed\)/,
+        );
+        expect(error.message).not.toContain('--update-snapshots');
+        expect(error.message).not.toContain('accept it');
+        // Nothing was written over the snapshot.
+        expect(await readFile(snapshot, 'utf8')).toBe(recorded);
+      } finally {
+        await rm(dirname(snapshot), { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+fixtures.describe("an agent that prints its model server's address and writes it into the workspace", () => {
+  fixtures.use({
+    agentProfile: { command: [process.execPath, FAKE, 'model-url'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    model: {
+      kind: 'http',
+      exchanges: join(REPO_ROOT, 'test-results', 'no-such-recording', 'exchanges.jsonl'),
+    },
+  });
+
+  fixtures('the address is a placeholder on every surface, whatever the port', async ({ acp, httpModel }) => {
+    await acp.initialize();
+    await acp.newSession();
+    expect(await acp.close()).toBe(true);
+    const { port } = new URL(httpModel!.url);
+    const raw = acp.stdout.map((l) => l.text).join('\n');
+    expect(raw).toContain(`127.0.0.1:${port}`);
+    const { stdout, workspace } = await acpSnapshotTexts(acp);
+    expect(stdout).toContain('warning: auto mode talks to {{modelHost}}; using {{modelBaseUrl}}/v1');
+    expect(workspace).toContain('{{modelBaseUrl}}/v1');
+    expect(`${stdout}${workspace}`).not.toContain(`:${port}`);
   });
 });

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
-import type { AgentProfile, ExitPolicy } from '../profile.js';
+import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
 import { serveClientFs } from './client-fs.js';
 import type { StepRunner } from './driver.js';
@@ -30,6 +31,8 @@ export interface AcpClientOptions {
   exit?: ExitPolicy;
   /** How long one request may take before the test fails naming it (default 60 s). */
   requestTimeoutMs?: number;
+  /** How long close() waits for the anytime updates the stdout snapshot holds (default ANYTIME_DEADLINE_MS). */
+  anytimeDeadlineMs?: number;
   step?: StepRunner;
   /** What `expect(acp).toMatchAcpSnapshot()` needs besides the wire: set by the `acp` fixture. */
   snapshot?: SnapshotContext;
@@ -44,7 +47,17 @@ export interface SnapshotContext {
   replayed?: boolean;
   /** The model's calls are being recorded: the snapshots are rewritten from this run, as the recording is. */
   recording?: boolean;
+  /**
+   * The stdout snapshot the run will be compared with: before stdin closes, a run that is not recording waits
+   * until as many of each of the profile's anytime updates have arrived as the snapshot holds.
+   */
+  expectedStdout?: string;
+  /** The model replay's failure so far (an HTTP model's verdict), reported before any snapshot difference. */
+  modelReplayFailure?: () => string | undefined;
 }
+
+/** How long close() waits at most for the anytime updates the snapshot holds (then the comparison names what is missing). */
+export const ANYTIME_DEADLINE_MS = 10_000;
 
 /** What a prompt turn produced. */
 export interface PromptResult {
@@ -75,6 +88,8 @@ export class AcpClient {
   /** `session/prompt` requests sent, in every process of the client. */
   promptsSent = 0;
   private readonly waiters = new Set<{ kind: string; resolve: (u: acp.SessionUpdate) => void }>();
+  /** Called on every session/update notification, of any session. */
+  private readonly updateListeners = new Set<() => void>();
   /** Resolves once the latest prompt request is queued on the connection. */
   private promptSent: Promise<void> | undefined;
   private current: AgentProcess | undefined;
@@ -91,6 +106,7 @@ export class AcpClient {
     this.app = acp
       .client({ name: 'acp-snapshot' })
       .onNotification('session/update', ({ params }) => {
+        for (const l of [...this.updateListeners]) l();
         if (params.sessionId !== this.sessionId) return;
         this.exchange.update(params.update);
         this.turn?.push(params.update);
@@ -282,9 +298,45 @@ export class AcpClient {
 
   /** Closes stdin and waits for the agent to exit; true when it exited within the grace period. */
   async close(): Promise<boolean> {
-    // Notifications the agent sends after its last response (the profile's settle wait) are part of the run.
+    // Notifications the agent sends after its last response are part of the run: those the recording saw
+    // (a condition), then the profile's settle wait.
+    await this.awaitAnytimeUpdates();
     await settleStdout(this, this.opts.snapshot?.profile.settleMs ?? 0);
     return this.step('close stdin and await exit', () => this.closeCurrent());
+  }
+
+  /**
+   * Waits until the profile's anytime updates have arrived as many times each as the stdout snapshot holds
+   * (they may come after the last response, in any order), until the process exits, or ANYTIME_DEADLINE_MS.
+   */
+  async awaitAnytimeUpdates(): Promise<void> {
+    const s = this.opts.snapshot;
+    const kinds = s?.profile.normalize?.anytimeUpdates ?? [];
+    const running = this.current;
+    if (!s?.expectedStdout || s.recording || kinds.length === 0 || !running) return;
+    const expected = await readFile(s.expectedStdout, 'utf8').catch(() => undefined);
+    if (expected === undefined) return;
+    const want = anytimeCounts(expected.split('\n'), kinds);
+    const arrived = () => {
+      const seen = anytimeCounts(
+        this.stdout.map((l) => l.text),
+        kinds,
+      );
+      return [...want].every(([kind, n]) => (seen.get(kind) ?? 0) >= n);
+    };
+    if (arrived()) return;
+    let check!: () => void;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        check = () => arrived() && resolve();
+        this.updateListeners.add(check);
+        timer = setTimeout(resolve, this.opts.anytimeDeadlineMs ?? ANYTIME_DEADLINE_MS);
+      }),
+      running.exited,
+    ]);
+    this.updateListeners.delete(check);
+    clearTimeout(timer);
   }
 
   /** Kills every process of the client (the fixture's teardown; a test need not call it). */

@@ -6,6 +6,7 @@
  * and writes the exchange log when the test ends.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import {
   type ModelFault,
@@ -16,6 +17,8 @@ import {
   type Verdict,
   writeExchangeLog,
 } from '@acp-snapshot/model-http';
+import { checkRules, type Rule } from '../profile.js';
+import type { TestRoots } from '../roots/roots.js';
 
 export interface HttpModelSource {
   kind: 'http';
@@ -32,8 +35,13 @@ export interface HttpModelSource {
   upstream?: { baseUrl?: string; baseUrlEnv?: string; apiKeyEnv?: string };
   /** Replay: recorded requests whose body contains one of these texts may go unused (background calls). */
   optional?: string[];
-  /** What of a request is volatile besides this test's roots and dates (ids by JSON path or pattern). */
-  ids?: NormalizeOptions['ids'];
+  /**
+   * What of a request is volatile besides this test's roots and dates: rules in the one spelling (profile.ts
+   * `Rule`), each placeholder one `{{name}}`: `{ path: '/metadata/user_id', placeholder: '{{userId}}' }` (a JSON
+   * Pointer; a segment `*` is any key or index, `**` any depth) or `{ pattern, placeholder }` (distinct matches
+   * numbered `{{name#N}}` per request).
+   */
+  ids?: Rule[];
 }
 
 export interface HttpModel {
@@ -53,6 +61,12 @@ export interface HttpModel {
    * judges nothing more.
    */
   verdict(): Promise<Verdict>;
+  /**
+   * Replay: the verdict's message when the replay has failed so far (a request it could not match, a recorded
+   * exchange not used), else undefined. The snapshot matcher reports it before any surface: a surface that
+   * differs after a failed replay shows the failure, not a change to accept. `finish` then does not throw it again.
+   */
+  replayFailure(): string | undefined;
 }
 
 /** Starts the model server of one test; `roots` are this test's (name -> directory). */
@@ -63,6 +77,7 @@ export async function startHttpModel(
   env: NodeJS.ProcessEnv = process.env,
   faults: readonly ModelFault[] = [],
 ): Promise<HttpModel> {
+  checkRules(source.ids ?? [], 'model.ids', { name: true });
   const file = resolve(source.exchanges);
   const sidecars = resolve(source.sidecars ?? resolve(dirname(file), '..', 'sidecars'));
   const normalize: NormalizeOptions = { roots, ...(source.ids ? { ids: source.ids } : {}) };
@@ -73,6 +88,16 @@ export async function startHttpModel(
     if (!baseUrl)
       throw new Error(
         `model: http record needs the real model's URL: set model.upstream.baseUrl, or export ${source.upstream?.baseUrlEnv ?? 'the variable named in model.upstream.baseUrlEnv'}`,
+      );
+    // Before the agent starts: without its key or its server, every request would be refused and the test
+    // would wait out the prompt deadline while the agent retries.
+    const keyEnv = source.upstream?.apiKeyEnv;
+    if (keyEnv && !env[keyEnv])
+      throw new Error(`model: the upstream key variable ${keyEnv} is not set; export it and record again`);
+    const unreachable = await upstreamUnreachable(baseUrl);
+    if (unreachable)
+      throw new Error(
+        `model: the upstream ${baseUrl}${source.upstream?.baseUrlEnv ? ` (${source.upstream.baseUrlEnv})` : ''} is not reachable (${unreachable}); start it or fix the URL, and record again`,
       );
     server = await startModelServer({
       mode: 'record',
@@ -99,6 +124,7 @@ export async function startHttpModel(
   }
   let closed: Promise<Verdict> | undefined;
   let judgedByTest = false;
+  let reported: string | undefined;
   const stop = () => {
     closed ??= server.close().then(() => server.verdict());
     return closed;
@@ -113,10 +139,17 @@ export async function startHttpModel(
       judgedByTest = true;
       return stop();
     },
+    replayFailure() {
+      if (source.mode === 'record') return undefined;
+      const verdict = server.verdict();
+      if (verdict.ok) return undefined;
+      reported = verdict.message;
+      return verdict.message;
+    },
     async finish() {
       const verdict = await stop();
       if (judgedByTest) return;
-      if (!verdict.ok) throw new Error(verdict.message);
+      if (!verdict.ok && verdict.message !== reported) throw new Error(verdict.message);
       if (source.mode === 'record') {
         // A test that calls no model (or whose only calls a fault answered) needs no log: one left from an
         // earlier recording goes, as the test's does.
@@ -137,6 +170,50 @@ export async function startHttpModel(
 }
 
 export type { ModelFault };
+
+/** Each upstream's reachability (checked once per worker when reachable): why it cannot be reached, or undefined. */
+const reachability = new Map<string, Promise<string | undefined>>();
+
+/** Connects to the upstream's host and port (no request is sent); why that failed, or undefined. */
+function upstreamUnreachable(baseUrl: string): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // model-http refuses a URL that does not parse, naming it.
+    return Promise.resolve(undefined);
+  }
+  const key = `${url.protocol}//${url.host}`;
+  let known = reachability.get(key);
+  if (!known) {
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    known = new Promise((resolve) => {
+      const socket = connect({ host: url.hostname, port, timeout: 10_000 });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(undefined);
+      });
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve('no answer within 10 s');
+      });
+      socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    });
+    reachability.set(key, known);
+    // Only a reachable upstream is remembered: one started later (by a beforeAll) is tried again.
+    void known.then((why) => why && reachability.delete(key));
+  }
+  return known;
+}
+
+/**
+ * The test's roots with its model server's address (`{{modelBaseUrl}}`, and `{{modelHost}}` for `127.0.0.1:PORT`
+ * alone), for the snapshot surfaces: the port is new in every test, and agents print it (warnings, configs they
+ * write). Model requests are normalized without it: they are recorded as sent.
+ */
+export function withModelServer(roots: TestRoots, url: string): TestRoots {
+  return { ...roots, modelBaseUrl: url, modelHost: new URL(url).host };
+}
 
 /** `{{modelBaseUrl}}` in a profile's env value or HOME file becomes this test's model server URL. */
 export function withModelBaseUrl(text: string, url: string | undefined): string {

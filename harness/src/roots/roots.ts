@@ -27,6 +27,10 @@ export interface TestRoots {
   user?: string;
   /** The directory the agent under test is installed in (its stack traces, its PATH entries). */
   install?: string;
+  /** The test's HTTP model server (`http://127.0.0.1:PORT`, a new port per test), once it listens. */
+  modelBaseUrl?: string;
+  /** Its `127.0.0.1:PORT` alone (what agents print in warnings). */
+  modelHost?: string;
 }
 
 /** Options for {@link createTestRoots}. */
@@ -120,6 +124,8 @@ export function rootMap(r: TestRoots): Record<string, string> {
     realHome: r.realHome,
     install: r.install,
     user: r.user,
+    modelBaseUrl: r.modelBaseUrl,
+    modelHost: r.modelHost,
   };
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(all)) if (v !== undefined) out[k] = v;

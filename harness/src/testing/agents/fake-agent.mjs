@@ -12,7 +12,7 @@
 // turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
 // was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -105,9 +105,15 @@ const app = acp
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
   })
-  .onRequest('session/new', async ({ params }) => {
+  .onRequest('session/new', async ({ params, client }) => {
     sessionCwd = params.cwd;
     const sessionId = mode === 'turns' ? 'fake-session' : `fake-${process.pid}`;
+    if (mode === 'model-url') {
+      // What agents do with their model's address: a warning naming host and port, a config file holding the URL.
+      const url = process.env.MODEL_URL;
+      writeFileSync(join(params.cwd, 'model.json'), JSON.stringify({ baseUrl: `${url}/v1` }));
+      await say(client, sessionId, `warning: auto mode talks to ${new URL(url).host}; using ${url}/v1`);
+    }
     if (mode === 'journal' || mode === 'packed') {
       const { openLogAppender, buildHeader } = await import('@acp-snapshot/session-log');
       const path = join(process.env.ACP_SNAPSHOT_PERSIST_ROOT, `${sessionId}.jsonl`);
@@ -152,6 +158,40 @@ const app = acp
       ];
       for (const [i, e] of events.entries()) await log.append(e, i + 1);
       await say(client, sessionId, 'Hello');
+      return { stopReason: 'end_turn' };
+    }
+    if (mode === 'late-updates') {
+      // Session-level updates after the response, in the prompt's order ("title,commands"), as a background
+      // title call and a refreshed command list race one another.
+      const updates = {
+        title: { sessionUpdate: 'session_info_update', title: 'A title' },
+        commands: { sessionUpdate: 'available_commands_update', availableCommands: [] },
+      };
+      const order = String(params.prompt[0]?.text ?? '').split(',');
+      setTimeout(async () => {
+        for (const name of order) {
+          await new Promise((r) => setTimeout(r, 150));
+          await client.notify('session/update', { sessionId, update: updates[name] });
+        }
+      }, 150);
+      return { stopReason: 'end_turn' };
+    }
+    if (mode === 'model') {
+      // One OpenAI-style chat call to the model at MODEL_URL, the prompt as the user message.
+      const r = await fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'fake',
+          messages: [{ role: 'user', content: String(params.prompt[0]?.text ?? '') }],
+        }),
+      });
+      const body = await r.text();
+      await say(
+        client,
+        sessionId,
+        r.ok ? JSON.parse(body).choices[0].message.content : `model error ${r.status}`,
+      );
       return { stopReason: 'end_turn' };
     }
     if (mode === 'env') {

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { execa } from 'execa';
+
+/**
+ * The fixtures in a Playwright run of their own (a scratch project whose spec imports the harness from source), so
+ * what a user sees after the run (the report, what is left on disk) is what is checked.
+ */
+const HARNESS = join(import.meta.dirname, 'index.ts');
+const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
+
+let project: string;
+test.beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), 'fixtures-test-'));
+});
+test.afterEach(async () => {
+  await rm(project, { recursive: true, force: true });
+});
+
+/** Runs the scratch project's specs; returns the JSON report. */
+async function runProject(specs: Record<string, string>) {
+  await writeFile(
+    join(project, 'playwright.config.mjs'),
+    `export default { testDir: '.', testMatch: '*.spec.ts', workers: 1, retries: 0, outputDir: 'test-results' };\n`,
+  );
+  await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
+  for (const [name, body] of Object.entries(specs)) await writeFile(join(project, name), body);
+  const r = await execa(process.execPath, [PLAYWRIGHT_CLI, 'test', '--reporter=json'], {
+    cwd: project,
+    reject: false,
+    env: { FORCE_COLOR: '0', PLAYWRIGHT_JSON_OUTPUT_NAME: join(project, 'report.json') },
+  });
+  return { exitCode: r.exitCode, report: JSON.parse(await readFile(join(project, 'report.json'), 'utf8')) };
+}
+
+test('a failed test keeps its roots after the run ends and its report says where; a passing worker leaves nothing', async () => {
+  // A nested run transpiles the harness from source: seconds on a loaded machine.
+  test.setTimeout(120_000);
+  // Files run in name order; the failure ends the first worker, the second file gets a worker of its own.
+  const { exitCode, report } = await runProject({
+    'a-kept.spec.ts': `
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ['true'] } });
+test('passes', async ({ roots }) => { await writeFile(join(roots.cwd, 'left.txt'), 'passed'); });
+test('fails', async ({ roots }) => {
+  await writeFile(join(roots.cwd, 'left.txt'), 'what the agent left');
+  expect(1).toBe(2);
+});
+`,
+    'b-pass.spec.ts': `
+import { expect, test } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ['true'] } });
+test('passes alone', async ({ roots }) => { console.log('ROOT ' + roots.root); expect(roots.root).toBeTruthy(); });
+`,
+  });
+  expect(exitCode).toBe(1);
+  type Result = { attachments: { name: string; body: string }[]; stdout: { text: string }[] };
+  type Test = { annotations: { type: string; description: string }[]; results: Result[] };
+  const tests: Test[] = report.suites.flatMap((f: { specs: { tests: Test[] }[] }) =>
+    f.specs.map((s) => s.tests[0]),
+  );
+  expect(tests).toHaveLength(3);
+  const [passed, failed, alone] = tests as [Test, Test, Test];
+  expect(passed.annotations).toEqual([]);
+  const kept = failed.annotations.find((a) => a.type === 'kept for inspection')?.description ?? '';
+  expect(kept).toMatch(/^\/tmp\/acp-w0-\w{6}\/acp-snap-[0-9a-f]{8}-\w{6}$/);
+  try {
+    // Its worker has shut down: the failed test's roots are still there, named in its report.
+    expect(await readFile(join(kept, 'work/left.txt'), 'utf8')).toBe('what the agent left');
+    const attachment = failed.results[0]?.attachments.find((a) => a.name === 'kept for inspection');
+    expect(Buffer.from(attachment?.body ?? '', 'base64').toString()).toBe(`kept for inspection: ${kept}`);
+    // The passing test of the same worker left nothing: only the kept root is in the base directory.
+    expect(await readdir(dirname(kept))).toEqual([basename(kept)]);
+  } finally {
+    // Only the kept root's base, which the pattern above proved is a /tmp/acp-wN- directory.
+    if (kept.startsWith('/tmp/acp-w')) await rm(dirname(kept), { recursive: true, force: true });
+  }
+  // A worker whose tests all passed removes its base directory.
+  const root = /ROOT (\S+)/.exec((alone.results[0]?.stdout ?? []).map((o) => o.text).join(''))?.[1] ?? '';
+  expect(root).toMatch(/^\/tmp\/acp-w0-/);
+  expect(dirname(root)).not.toBe(dirname(kept));
+  expect(existsSync(dirname(root))).toBe(false);
+});
