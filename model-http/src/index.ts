@@ -1,3 +1,4 @@
+export * from './canonical-order.js';
 export * from './closest.js';
 export * from './exchange-log.js';
 export * from './formats.js';
