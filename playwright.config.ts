@@ -119,6 +119,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
         'report.spec.ts',
         'package.spec.ts',
         'http-model.spec.ts',
+        'record-modes.spec.ts',
         'shard.spec.ts',
       ],
       timeout: 300_000,

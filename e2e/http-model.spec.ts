@@ -10,18 +10,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
-import { type AgentProfile, acpSnapshotTexts, expect, test } from '@acp-snapshot/playwright';
-import { REPO_ROOT } from '@acp-snapshot/playwright/testing';
+import { acpSnapshotTexts, expect, test } from '@acp-snapshot/playwright';
+import { ourHttpAgent } from './our-http-agent.js';
 
-const ours: AgentProfile = {
-  command: [
-    process.execPath,
-    join(REPO_ROOT, 'agent/dist/main.js'),
-    '--overlay',
-    join(REPO_ROOT, 'agent/overlays/record.json'),
-  ],
-  env: { ACP_SNAPSHOT_BASE_URL: '{{modelBaseUrl}}', DEEPSEEK_API_KEY: 'local-no-key' },
-};
+const ours = ourHttpAgent;
 
 const dir = await mkdtemp(join(tmpdir(), 'acp-http-model-'));
 const exchanges = join(dir, 'scenarios', 'hello-http', 'exchanges.jsonl');
@@ -54,7 +46,7 @@ test.describe('recorded', () => {
   });
   test.use({
     agentProfile: ours,
-    model: { kind: 'http', mode: 'record', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
+    model: { kind: 'http', record: 'all', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
   });
 
   test('a turn recorded through the HTTP model server', async ({ acp }) => {
@@ -134,7 +126,7 @@ test.describe('an agent that talks to a model the harness does not see', () => {
     // The upstream is never reached: nothing comes through the server to forward.
     model: {
       kind: 'http',
-      mode: 'record',
+      record: 'all',
       exchanges: join(dir, 'scenarios', 'elsewhere', 'exchanges.jsonl'),
       upstream: { baseUrl: 'http://127.0.0.1:9' },
     },

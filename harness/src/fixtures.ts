@@ -84,7 +84,12 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
     const server = await startHttpModel({ ...model, exchanges }, rootMap(roots), recordHint(testInfo));
     await use(server);
-    await server.finish();
+    // The record summary: what the recording did to the test's exchange log, in the run's output and report.
+    const summary = await server.finish();
+    if (summary) {
+      console.log(summary);
+      testInfo.annotations.push({ type: 'model exchanges', description: summary });
+    }
   },
 
   roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
@@ -138,7 +143,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
-        recording: model.kind === 'http' && model.mode === 'record',
+        recording: httpModel !== undefined && httpModel.record !== 'none',
         ...(workspaceSeed ? { workspaceSeed: resolve(workspaceSeed) } : {}),
       },
       command: agent.command,
@@ -190,7 +195,7 @@ function recordHint(info: TestInfo): string {
   if (info.config.projects.some((p) => p.name === twin))
     return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment)`;
   const project = name ? ` --project=${name}` : '';
-  return `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test${project} ${grep}`;
+  return `set use.model.record = 'missing' (or 'all') and its upstream for this test, then run: npx playwright test${project} ${grep}`;
 }
 
 /** The contract variables of a model source; a live source reads its key from the environment. */

@@ -9,7 +9,7 @@ import type { Exchange } from './exchange-log.js';
 import { fingerprint, type JsonValue, type NormalizedRequest } from './normalize.js';
 
 /** Where each wire format keeps the conversation: Chat Completions and Messages, Responses, Gemini. */
-const CONVERSATION_KEYS = ['messages', 'input', 'contents'] as const;
+export const CONVERSATION_KEYS = ['messages', 'input', 'contents'] as const;
 
 interface SortKey {
   /** The request with its conversation cut to the first message: the same for every call of one conversation. */

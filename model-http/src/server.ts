@@ -1,7 +1,8 @@
 /**
  * The model record/replay server: one per test, on an ephemeral loopback port, pointed at by the agent's
- * base-URL variable. `HEAD` (claude's preflight) is answered here in both modes; every other request is
- * recorded (forwarded to the upstream) or replayed (served from the exchanges), format-blind.
+ * base-URL variable. `HEAD` (claude's preflight) is answered here in every mode; every other request is
+ * recorded (forwarded to the upstream) or replayed (served from the exchanges), format-blind; in `missing`
+ * mode replayed when an unused recorded exchange has it, else recorded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,14 +11,18 @@ import type { Framing } from './frames.js';
 import { readBody, sendError } from './http.js';
 import { type NormalizeOptions, RequestNormalizer } from './normalize.js';
 import { type RecordContext, recordOne, type Upstream } from './record.js';
-import { type ReplayContext, replayContext, replayOne } from './replay.js';
+import { isRecorded, type ReplayContext, replayContext, replayOne } from './replay.js';
 import { type Failure, makeVerdict, type Verdict, type VerdictOptions } from './verdict.js';
 
 export interface ModelServerOptions {
-  mode: 'record' | 'replay';
-  /** Replay: the recorded exchanges (from {@link readExchangeLog}). */
+  /**
+   * `replay`: the exchanges only, keyless. `record`: every request forwarded to the upstream. `missing`: a
+   * request an unused recorded exchange has is served from it, any other forwarded and recorded.
+   */
+  mode: 'record' | 'replay' | 'missing';
+  /** Replay and missing: the recorded exchanges (from {@link readExchangeLog}). */
   exchanges?: readonly Exchange[];
-  /** Record: where requests are forwarded. */
+  /** Record and missing: where requests are forwarded. */
   upstream?: Upstream;
   /** What of a request is volatile (roots, dates, ids, headers); the same options in record and replay. */
   normalize?: NormalizeOptions;
@@ -40,7 +45,10 @@ export interface ModelServerOptions {
 export interface ModelServer {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
   url: string;
-  /** Record: the exchanges completed so far, in arrival order; replay: the recorded ones. */
+  /**
+   * Record: the exchanges completed so far, in arrival order; replay: the recorded ones; missing: the
+   * recorded ones served (or `optional`), then those recorded now (what a `missing` re-record writes).
+   */
   readonly exchanges: Exchange[];
   /** Model requests received so far (a `HEAD` preflight is not one). */
   readonly calls: number;
@@ -52,7 +60,7 @@ export interface ModelServer {
 
 /** Starts a record or replay server on 127.0.0.1 and an ephemeral port. */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
-  if (options.mode === 'record' && options.upstream && !isHttpUrl(options.upstream.baseUrl))
+  if (options.mode !== 'replay' && options.upstream && !isHttpUrl(options.upstream.baseUrl))
     throw new Error(
       `model-http: upstream.baseUrl ${JSON.stringify(options.upstream.baseUrl)} is not an absolute http(s) URL; give the model's origin, e.g. http://127.0.0.1:8080`,
     );
@@ -62,7 +70,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   let calls = 0;
   let record: RecordContext | undefined;
   let replay: ReplayContext | undefined;
-  if (options.mode === 'record') {
+  if (options.mode !== 'replay') {
     record = {
       upstream: options.upstream,
       env: options.env ?? process.env,
@@ -73,9 +81,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       slots: [],
       failures,
     };
-  } else {
+  }
+  if (options.mode !== 'record') {
     if (!options.exchanges)
-      throw new Error('startModelServer: replay needs `exchanges` (see readExchangeLog)');
+      throw new Error(`startModelServer: ${options.mode} needs \`exchanges\` (see readExchangeLog)`);
     replay = replayContext(options.exchanges, normalizer, timing, options.unmatchedStatus ?? 400, failures);
   }
 
@@ -89,8 +98,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const call = ++calls;
     const path = req.url ?? '/';
     const request = normalizer.request(req.method ?? 'GET', path, req.headers, body);
-    if (record) await recordOne(req, res, body, request, call, record);
-    else await replayOne(res, request, call, replay!);
+    if (replay && (!record || isRecorded(replay, request))) await replayOne(res, request, call, replay);
+    else await recordOne(req, res, body, request, call, record!);
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((e: Error) =>
@@ -110,7 +119,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return calls;
     },
     get exchanges() {
-      return record ? record.slots.filter((x): x is Exchange => x !== undefined) : [...options.exchanges!];
+      const recorded = record ? record.slots.filter((x): x is Exchange => x !== undefined) : [];
+      if (!replay) return recorded;
+      if (!record) return [...replay.exchanges];
+      const kept = replay.exchanges.filter((ex, i) => replay!.used[i] || options.optional?.(ex, i));
+      return [...kept, ...recorded];
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -119,14 +132,16 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       }),
     verdict(extra?: VerdictOptions) {
       const all = [...failures];
-      if (replay) {
+      // Missing mode removes what nothing asked for (the log's changes say which): no failure.
+      if (replay && !record) {
         replay.used.forEach((used, index) => {
           const ex = replay!.exchanges[index]!;
           if (!used && !options.optional?.(ex, index))
             all.push({ kind: 'unused', index, method: ex.request.method, path: ex.request.path });
         });
       }
-      return makeVerdict(all, calls, options.mode, { ...options.verdict, ...extra });
+      const mode = options.mode === 'replay' ? 'replay' : 'record';
+      return makeVerdict(all, calls, mode, { ...options.verdict, ...extra });
     },
   };
 }
