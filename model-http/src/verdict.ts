@@ -10,8 +10,15 @@ export type Failure =
       method: string;
       path: string;
       fingerprint: string;
-      /** The closest recorded exchange (0-based index in the log), and where it differs. */
-      closest?: { index: number; difference?: Difference };
+      /**
+       * The closest recorded exchange (0-based index in the log), and where it differs; `tied`: others
+       * just as close (the same count of differences, place in the conversation and shape).
+       */
+      closest?: {
+        index: number;
+        difference?: Difference;
+        tied?: Array<{ index: number; difference?: Difference }>;
+      };
       /** Recorded exchanges with this very request, all served already (a retry the recording did not have). */
       exhausted?: number;
     }
@@ -36,6 +43,15 @@ export interface VerdictOptions {
   file?: string;
 }
 
+/** A recorded exchange near a live request: where they first differ, both values on lines of their own. */
+function near(index: number, d: Difference, indent: string): string {
+  return [
+    `exchange ${index}, first differing at ${d.path} (${d.operations} difference(s) in all):`,
+    `${indent}recorded: ${excerpt(d.recorded, d.live)}`,
+    `${indent}live:     ${excerpt(d.live, d.recorded)}`,
+  ].join('\n');
+}
+
 function describe(f: Failure): string {
   switch (f.kind) {
     case 'unmatched': {
@@ -45,10 +61,11 @@ function describe(f: Failure): string {
       if (!f.closest) return `${head}: nothing was recorded`;
       const d = f.closest.difference;
       if (!d) return `${head}: closest is exchange ${f.closest.index}, which is identical (already served)`;
+      if (!f.closest.tied?.length) return `${head}; closest is ${near(f.closest.index, d, '    ')}`;
+      const all = [f.closest, ...f.closest.tied];
       return [
-        `${head}; closest is exchange ${f.closest.index}, first differing at ${d.path} (${d.operations} difference(s) in all):`,
-        `    recorded: ${excerpt(d.recorded, d.live)}`,
-        `    live:     ${excerpt(d.live, d.recorded)}`,
+        `${head}; closest are exchanges ${all.map((n) => n.index).join(' and ')}, equally near:`,
+        ...all.map((n) => `    ${near(n.index, n.difference!, '      ')}`),
       ].join('\n');
     }
     case 'unused':
