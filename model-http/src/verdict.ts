@@ -75,6 +75,35 @@ function describe(f: Failure): string {
   }
 }
 
+type Unmatched = Extract<Failure, { kind: 'unmatched' }>;
+
+/**
+ * One change, one message: the earliest unmatched call is the cause; the agent's retries of it, the calls
+ * that came after it and the recorded exchanges left unused are its consequences. Undefined when there
+ * is nothing to chain (no drift, or a drift alone), or when a recording failed (each failure is its own).
+ */
+function driftChain(failures: Failure[]): { cause: Unmatched; consequences: Failure[] } | undefined {
+  if (failures.some((f) => f.kind === 'record-failed')) return undefined;
+  const unmatched = failures
+    .filter((f): f is Unmatched => f.kind === 'unmatched')
+    .sort((a, b) => a.call - b.call);
+  const cause = unmatched[0];
+  if (!cause || failures.length < 2) return undefined;
+  return { cause, consequences: [...unmatched.slice(1), ...failures.filter((f) => f.kind !== 'unmatched')] };
+}
+
+/** A consequence of the first drift, on one line; `chain` is the cause, then the consequences. */
+function consequence(f: Failure, chain: Failure[]): string {
+  if (f.kind !== 'unmatched') return describe(f);
+  const head = `call ${f.call} (${f.method} ${f.path})`;
+  const first = chain.find((c) => c.kind === 'unmatched' && c.fingerprint === f.fingerprint) as Unmatched;
+  if (first !== f) return `${head}: a retry of call ${first.call}, the same request`;
+  const d = f.closest?.difference;
+  if (f.exhausted) return `${head}: a request already served as often as recorded`;
+  if (!d) return `${head}: matches no recorded exchange`;
+  return `${head}: matches no recorded exchange either (closest, exchange ${f.closest!.index}, differs at ${d.path}; ${d.operations} difference(s) in all)`;
+}
+
 /** The verdict of a list of failures. */
 export function makeVerdict(
   failures: Failure[],
@@ -85,7 +114,14 @@ export function makeVerdict(
   if (failures.length === 0) return { ok: true, failures, calls, message: '' };
   const where = options.file ? ` (${options.file})` : '';
   const lines = [`model-http ${mode}${where}: ${failures.length} problem(s) in ${calls} model call(s):`];
-  for (const f of failures) lines.push(`  - ${describe(f)}`);
+  const chain = driftChain(failures);
+  if (chain) {
+    const { cause, consequences } = chain;
+    lines[0] = `model-http ${mode}${where}: one drift and ${consequences.length} consequence(s) of it, in ${calls} model call(s):`;
+    lines.push(`  - ${describe(cause)}`);
+    lines.push(`  Then, following from call ${cause.call}:`);
+    for (const c of consequences) lines.push(`  - ${consequence(c, [cause, ...consequences])}`);
+  } else for (const f of failures) lines.push(`  - ${describe(f)}`);
   const drift = failures.some((f) => f.kind !== 'record-failed');
   if (drift && mode === 'replay')
     lines.push(
