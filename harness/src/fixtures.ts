@@ -193,7 +193,7 @@ function recordHint(info: TestInfo): string {
   const grep = `-g '${info.title}'`;
   const twin = name.endsWith(':record') ? name : `${name}:record`;
   if (info.config.projects.some((p) => p.name === twin))
-    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment)`;
+    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment; ACP_SNAPSHOT_RECORD_MODE=missing in front sends only the requests that no longer match)`;
   const project = name ? ` --project=${name}` : '';
   return `set use.model.record = 'missing' (or 'all') and its upstream for this test, then run: npx playwright test${project} ${grep}`;
 }
