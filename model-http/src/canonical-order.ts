@@ -1,8 +1,9 @@
 /**
  * The canonical order of an exchange log (docs/decisions/0012-canonical-exchange-order.md): the same
  * exchanges give the same lines in the same order, whatever order concurrent requests arrived in (a
- * background title call beside the turn). Exchanges are grouped by conversation, a conversation's calls
- * in the order its message list grew; conversations, and calls that tie, by their request's fingerprint.
+ * background title call beside the turn). Exchanges are grouped by conversation (the request without its
+ * messages), a conversation's calls in the order its message list grew; conversations, and calls that
+ * tie, by their request's fingerprint.
  * Only exchanges with the very same request keep their given order: replay serves those in log order.
  */
 import type { Exchange } from './exchange-log.js';
@@ -12,7 +13,10 @@ import { fingerprint, type JsonValue, type NormalizedRequest } from './normalize
 export const CONVERSATION_KEYS = ['messages', 'input', 'contents'] as const;
 
 interface SortKey {
-  /** The request with its conversation cut to the first message: the same for every call of one conversation. */
+  /**
+   * The request without its conversation: the same for every call of one conversation (model, system
+   * prompt, tools), whatever an agent marks on its messages from call to call (claude's cache_control).
+   */
   conversation: string;
   /** How far the conversation had grown: later calls of a conversation carry more messages. */
   length: number;
@@ -26,9 +30,9 @@ function sortKey(request: NormalizedRequest): SortKey {
     const name = CONVERSATION_KEYS.find((k) => Array.isArray(body[k]));
     if (name) {
       const messages = body[name] as JsonValue[];
-      const opening: { [k: string]: JsonValue } = { ...body, [name]: messages.slice(0, 1) };
+      const settings: { [k: string]: JsonValue } = { ...body, [name]: [] };
       return {
-        conversation: fingerprint({ ...request, body: opening }),
+        conversation: fingerprint({ ...request, body: settings }),
         length: messages.length,
         request: fingerprint(request),
       };
