@@ -120,6 +120,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
         'package.spec.ts',
         'http-model.spec.ts',
         'model-faults.spec.ts',
+        'record-modes.spec.ts',
         'shard.spec.ts',
       ],
       timeout: 300_000,

@@ -36,7 +36,7 @@ test.describe('recorded', () => {
   });
   test.use({
     agentProfile: ours,
-    model: { kind: 'http', mode: 'record', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
+    model: { kind: 'http', record: 'all', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
   });
 
   test('a turn recorded through the HTTP model server', async ({ acp }) => {
@@ -118,7 +118,7 @@ test.describe('an agent that talks to a model the harness does not see', () => {
     // through it to forward.
     model: {
       kind: 'http',
-      mode: 'record',
+      record: 'all',
       exchanges: join(dir, 'scenarios', 'elsewhere', 'exchanges.jsonl'),
       upstream: { baseUrlEnv: ELSEWHERE },
     },

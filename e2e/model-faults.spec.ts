@@ -38,7 +38,7 @@ test.describe('recorded', () => {
   });
   test.use({
     agentProfile: ours,
-    model: { kind: 'http', mode: 'record', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
+    model: { kind: 'http', record: 'all', exchanges, upstream: { baseUrlEnv: UPSTREAM } },
     modelFaults: { 'rate limited': RATE_LIMITED },
   });
 
@@ -67,8 +67,13 @@ test.describe('a 401 on the only call, recorded then replayed with nothing recor
     test.describe(mode, () => {
       test.use({
         agentProfile: ours,
-        // The upstream is never reached: the fault answers the only call.
-        model: { kind: 'http', mode, exchanges: unauthorized, upstream: { baseUrl: 'http://127.0.0.1:9' } },
+        // The upstream (the emulator above: record checks it listens) is never reached: the fault answers the only call.
+        model: {
+          kind: 'http',
+          record: mode === 'record' ? 'all' : 'none',
+          exchanges: unauthorized,
+          upstream: { baseUrlEnv: UPSTREAM },
+        },
         modelFaults: { 'key revoked': { kind: 'status', status: 401 } },
       });
 

@@ -6,7 +6,7 @@
  */
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
-import type { HttpModelSource } from './model/http-model.js';
+import type { HttpModelSource, RecordMode } from './model/http-model.js';
 import { type AgentProfile, checkProfileRules, checkRules } from './profile.js';
 import { GUARDS_TAG, type SuiteOptions } from './suite/suite-test.js';
 
@@ -22,9 +22,10 @@ export interface AcpConfigOptions {
   /**
    * With `model: { kind: 'http' }`: adds `NAME:record` projects (not run by default, key-gated by the
    * upstream's variables) that run the same tests against the real model and write what NAME replays:
-   * each test's exchange log and its snapshots, in NAME's snapshot directory.
+   * each test's exchange log and its snapshots, in NAME's snapshot directory. `mode` is their
+   * {@link RecordMode}: `all` (default) or `missing`; ACP_SNAPSHOT_RECORD_MODE overrides it for one run.
    */
-  record?: { upstream: NonNullable<HttpModelSource['upstream']> };
+  record?: { upstream: NonNullable<HttpModelSource['upstream']>; mode?: RecordMode };
   /** A directory copied into every test's cwd. */
   workspaceSeed?: string;
   /** Playwright settings to merge over the defaults (workers, timeout, reporter...). */
@@ -71,7 +72,11 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
       });
   }
   if (opts.record && opts.model?.kind === 'http') {
-    const model: HttpModelSource = { ...opts.model, mode: 'record', upstream: opts.record.upstream };
+    const model: HttpModelSource = {
+      ...opts.model,
+      record: opts.record.mode ?? 'all',
+      upstream: opts.record.upstream,
+    };
     for (const [name, agentProfile] of entries)
       projects.push({
         name: `${name}:record`,

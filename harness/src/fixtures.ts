@@ -111,7 +111,12 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       faults,
     );
     await use(server);
-    await server.finish();
+    // The record summary: what the recording did to the test's exchange log, in the run's output and report.
+    const summary = await server.finish();
+    if (summary) {
+      console.log(summary);
+      testInfo.annotations.push({ type: 'model exchanges', description: summary });
+    }
   },
 
   roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
@@ -165,7 +170,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
-        recording: model.kind === 'http' && model.mode === 'record',
+        recording: httpModel !== undefined && httpModel.record !== 'none',
         ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
         ...(model.kind !== 'live' && {
           expectedStdout: testInfo.snapshotPath(testDirName(testInfo.title), 'stdout.jsonl'),
@@ -219,9 +224,9 @@ function recordHint(info: TestInfo): string {
   const grep = `-g '${info.title}'`;
   const twin = name.endsWith(':record') ? name : `${name}:record`;
   if (info.config.projects.some((p) => p.name === twin))
-    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment)`;
+    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment; ACP_SNAPSHOT_RECORD_MODE=missing in front sends only the requests that no longer match)`;
   const project = name ? ` --project=${name}` : '';
-  return `set use.model.mode = 'record' (and its upstream) for this test, then run: npx playwright test${project} ${grep}`;
+  return `set use.model.record = 'missing' (or 'all') and its upstream for this test, then run: npx playwright test${project} ${grep}`;
 }
 
 /** The contract variables of a model source; a live source reads its key from the environment. */

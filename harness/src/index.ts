@@ -22,7 +22,14 @@ export {
 export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './driver/acp-client.js';
 export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
 export { acpSnapshotTexts } from './matchers.js';
-export type { HttpModel, HttpModelSource, ModelFault } from './model/http-model.js';
+export {
+  type HttpModel,
+  type HttpModelSource,
+  type ModelFault,
+  RECORD_MODE_ENV,
+  RECORD_MODES,
+  type RecordMode,
+} from './model/http-model.js';
 export type { AgentProfile, NormalizeRules } from './profile.js';
 export type { TestRoots } from './roots/roots.js';
 export { GUARDS_TAG, type ScenarioSuiteOptions, scenarioSuite } from './suite/scenario-suite.js';

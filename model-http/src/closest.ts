@@ -4,6 +4,7 @@
  * operation in document order, as a JSON path with both values.
  */
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { CONVERSATION_KEYS } from './canonical-order.js';
 import type { JsonValue, NormalizedRequest } from './normalize.js';
 
 export interface Difference {
@@ -78,15 +79,15 @@ function valueAt(root: unknown, segs: readonly string[]): unknown {
   return at;
 }
 
-/** The first difference between a recorded and a live request, or undefined when they are equal. */
-export function firstDifference(
+/** The JSON Patch from a recorded request to a live one, and its first operation in document order. */
+function compareRequests(
   recorded: NormalizedRequest,
   live: NormalizedRequest,
-): Difference | undefined {
+): { ops: Operation[]; difference?: Difference } {
   const a = doc(recorded);
   const b = doc(live);
   const ops: Operation[] = jsonPatch.compare(a, b);
-  if (ops.length === 0) return undefined;
+  if (ops.length === 0) return { ops };
   let first = ops[0]!;
   let firstPos = position(first.op === 'add' ? b : a, segments(first.path));
   for (const op of ops.slice(1)) {
@@ -98,29 +99,67 @@ export function firstDifference(
   }
   const segs = segments(first.path);
   return {
-    path: jsonPath(segs, first.op === 'add' ? b : a),
-    recorded: valueAt(a, segs),
-    live: valueAt(b, segs),
-    operations: ops.length,
+    ops,
+    difference: {
+      path: jsonPath(segs, first.op === 'add' ? b : a),
+      recorded: valueAt(a, segs),
+      live: valueAt(b, segs),
+      operations: ops.length,
+    },
   };
+}
+
+/** The first difference between a recorded and a live request, or undefined when they are equal. */
+export function firstDifference(
+  recorded: NormalizedRequest,
+  live: NormalizedRequest,
+): Difference | undefined {
+  return compareRequests(recorded, live).difference;
+}
+
+/** How many messages a request's conversation holds (its place in the conversation), or -1 without one. */
+function conversationLength(r: NormalizedRequest): number {
+  const body = r.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return -1;
+  const name = CONVERSATION_KEYS.find((k) => Array.isArray(body[k]));
+  return name ? (body[name] as unknown[]).length : -1;
+}
+
+/** A recorded request near a live one: what differs, and how it ranks. */
+export interface Near {
+  index: number;
+  difference?: Difference;
 }
 
 /**
  * The recorded request closest to `live`: among those with the same method and path if any, the one
- * the fewest patch operations away (earliest on a tie). Undefined when nothing was recorded.
+ * the fewest patch operations away; on a tie, the one at the same place in the conversation (as many
+ * messages) and of the same shape (fewest parts added or removed); still tied, the earliest, and the
+ * others as `tied` (a message shows them all). Undefined when nothing was recorded.
  */
 export function closest(
   live: NormalizedRequest,
   recorded: ReadonlyArray<{ index: number; request: NormalizedRequest }>,
-): { index: number; difference?: Difference } | undefined {
+): (Near & { tied?: Near[] }) | undefined {
   const same = recorded.filter((r) => r.request.method === live.method && r.request.path === live.path);
-  let best: { index: number; difference?: Difference } | undefined;
+  const length = conversationLength(live);
+  const ranked: Array<Near & { rank: number[] }> = [];
   for (const r of same.length ? same : recorded) {
-    const difference = firstDifference(r.request, live);
+    const { ops, difference } = compareRequests(r.request, live);
     if (!difference) return { index: r.index };
-    if (!best || difference.operations < best.difference!.operations) best = { index: r.index, difference };
+    const shape = ops.filter((op) => op.op === 'add' || op.op === 'remove').length;
+    const place = Math.abs(conversationLength(r.request) - length);
+    ranked.push({ index: r.index, difference, rank: [ops.length, place, shape] });
   }
-  return best;
+  if (ranked.length === 0) return undefined;
+  const order = (x: number[], y: number[]) => x.findIndex((v, i) => v !== y[i]);
+  ranked.sort((x, y) => {
+    const i = order(x.rank, y.rank);
+    return i < 0 ? x.index - y.index : x.rank[i]! - y.rank[i]!;
+  });
+  const [best, ...rest] = ranked.map(({ rank, ...near }) => ({ near, rank }));
+  const tied = rest.filter((r) => order(r.rank, best!.rank) < 0).map((r) => r.near);
+  return tied.length ? { ...best!.near, tied } : best!.near;
 }
 
 /** A value for a message: a string around where it departs from `other` (…context…), anything else as JSON. */

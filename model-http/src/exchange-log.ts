@@ -1,7 +1,8 @@
 /**
  * The exchange log (`exchanges.jsonl`): the committed form of a scenario's model calls. Line 1 is a
  * header naming the format and its version; each further line is one exchange, as canonical JSON
- * (keys sorted at every depth), in the order the requests arrived. Bulk values of request bodies
+ * (keys sorted at every depth), in canonical order (canonical-order.ts: not the order concurrent requests
+ * happened to arrive in, so recording a test twice gives the same bytes). Bulk values of request bodies
  * (system prompts, tool schemas: any string or array whose JSON passes `sidecarBytes`) live in the
  * shared sidecars `<sha256>.json`, referenced as `{"sidecar": "<sha256>"}` as the session log does.
  */
@@ -9,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson, formatIssuePath, type SidecarSource, sidecarHash } from '@acp-snapshot/session-log';
 import { z } from 'zod';
+import { canonicalOrder } from './canonical-order.js';
 import type { Frame } from './frames.js';
 import { defineKey, type JsonValue, type NormalizedRequest } from './normalize.js';
 
@@ -122,7 +124,10 @@ function extract(value: JsonValue, limit: number, sidecars: Record<string, strin
   return value;
 }
 
-/** The canonical text of an exchange log and the sidecars it references (sha256 -> content). */
+/**
+ * The canonical text of an exchange log and the sidecars it references (sha256 -> content); the
+ * exchanges are written in {@link canonicalOrder}.
+ */
 export function serializeExchanges(
   exchanges: readonly Exchange[],
   options: SerializeOptions = {},
@@ -130,7 +135,7 @@ export function serializeExchanges(
   const limit = options.sidecarBytes ?? DEFAULT_SIDECAR_BYTES;
   const sidecars: Record<string, string> = {};
   const lines = [canonicalJson({ format: EXCHANGE_LOG_FORMAT, version: EXCHANGE_LOG_VERSION })];
-  for (const ex of exchanges) {
+  for (const ex of canonicalOrder(exchanges)) {
     const request = { ...ex.request };
     if (request.body !== undefined) request.body = extract(request.body, limit, sidecars);
     lines.push(canonicalJson({ request, response: ex.response }));

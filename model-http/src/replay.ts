@@ -49,6 +49,11 @@ export function replayContext(
   };
 }
 
+/** Whether an unused recorded exchange has this request (`missing` mode serves it; else it goes upstream). */
+export function isRecorded(ctx: ReplayContext, request: NormalizedRequest): boolean {
+  return (ctx.byFingerprint.get(fingerprint(request)) ?? []).some((i) => !ctx.used[i]);
+}
+
 /** The recorded exchange a live request takes (marked used at once, so concurrent twins take different ones). */
 function take(ctx: ReplayContext, request: NormalizedRequest, call: number): Exchange | undefined {
   const fp = fingerprint(request);

@@ -1,7 +1,8 @@
 /**
  * The model record/replay server: one per test, on an ephemeral loopback port, pointed at by the agent's
- * base-URL variable. `HEAD` (claude's preflight) is answered here in both modes; every other request is
- * recorded (forwarded to the upstream) or replayed (served from the exchanges), format-blind.
+ * base-URL variable. `HEAD` (claude's preflight) is answered here in every mode; every other request is
+ * recorded (forwarded to the upstream) or replayed (served from the exchanges), format-blind; in `missing`
+ * mode replayed when an unused recorded exchange has it, else recorded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,14 +13,18 @@ import type { Framing } from './frames.js';
 import { readBody, sendError } from './http.js';
 import { type NormalizeOptions, RequestNormalizer } from './normalize.js';
 import { type RecordContext, recordOne, type Upstream, upstreamAnswer } from './record.js';
-import { type ReplayContext, recordedAnswer, replayContext, replayOne } from './replay.js';
+import { isRecorded, type ReplayContext, recordedAnswer, replayContext, replayOne } from './replay.js';
 import { type Failure, makeVerdict, type Verdict, type VerdictOptions } from './verdict.js';
 
 export interface ModelServerOptions {
-  mode: 'record' | 'replay';
-  /** Replay: the recorded exchanges (from {@link readExchangeLog}). */
+  /**
+   * `replay`: the exchanges only, keyless. `record`: every request forwarded to the upstream. `missing`: a
+   * request an unused recorded exchange has is served from it, any other forwarded and recorded.
+   */
+  mode: 'record' | 'replay' | 'missing';
+  /** Replay and missing: the recorded exchanges (from {@link readExchangeLog}). */
   exchanges?: readonly Exchange[];
-  /** Record: where requests are forwarded. */
+  /** Record and missing: where requests are forwarded. */
   upstream?: Upstream;
   /** What of a request is volatile (roots, dates, ids, headers); the same options in record and replay. */
   normalize?: NormalizeOptions;
@@ -44,7 +49,10 @@ export interface ModelServerOptions {
 export interface ModelServer {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
   url: string;
-  /** Record: the exchanges completed so far, in arrival order; replay: the recorded ones. */
+  /**
+   * Record: the exchanges completed so far, in arrival order; replay: the recorded ones; missing: the
+   * recorded ones served (or `optional`), then those recorded now (what a `missing` re-record writes).
+   */
   readonly exchanges: Exchange[];
   /** Model requests received so far (a `HEAD` preflight is not one). */
   readonly calls: number;
@@ -63,7 +71,7 @@ export interface ModelServer {
 
 /** Starts a record or replay server on 127.0.0.1 and an ephemeral port. */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
-  if (options.mode === 'record' && options.upstream && !isHttpUrl(options.upstream.baseUrl))
+  if (options.mode !== 'replay' && options.upstream && !isHttpUrl(options.upstream.baseUrl))
     throw new Error(
       `model-http: upstream.baseUrl ${JSON.stringify(options.upstream.baseUrl)} is not an absolute http(s) URL; give the model's origin, e.g. http://127.0.0.1:8080`,
     );
@@ -75,7 +83,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   let faulted = 0;
   let record: RecordContext | undefined;
   let replay: ReplayContext | undefined;
-  if (options.mode === 'record') {
+  if (options.mode !== 'replay') {
     record = {
       upstream: options.upstream,
       env: options.env ?? process.env,
@@ -86,9 +94,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       slots: [],
       failures,
     };
-  } else {
+  }
+  if (options.mode !== 'record') {
     if (!options.exchanges)
-      throw new Error('startModelServer: replay needs `exchanges` (see readExchangeLog)');
+      throw new Error(`startModelServer: ${options.mode} needs \`exchanges\` (see readExchangeLog)`);
     replay = replayContext(options.exchanges, normalizer, timing, options.unmatchedStatus ?? 400, failures);
   }
 
@@ -104,19 +113,21 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const request = normalizer.request(req.method ?? 'GET', path, req.headers, body);
     const json = parseJson(body);
     const fault = faults.take({ call, method: request.method, path, body: json });
+    // Replay, or missing mode with the request in the log: served from the log; else from the upstream.
+    const fromLog = replay !== undefined && (!record || isRecorded(replay, request));
     if (fault && fault.kind !== 'delay') {
       faulted++;
       const answer =
         fault.kind === 'status'
           ? undefined
-          : replay
-            ? recordedAnswer(replay, request)
+          : fromLog
+            ? recordedAnswer(replay!, request)
             : await upstreamAnswer(req, body, request, record!);
       return serveFault(res, fault, formatOf(path), isStreamRequest(path, json), answer);
     }
     // Record forwards at the upstream's own pace: a delay fault paces replay only.
-    if (record) await recordOne(req, res, body, request, call, record);
-    else await replayOne(res, request, call, replay!, fault?.intervalMs);
+    if (fromLog) await replayOne(res, request, call, replay!, fault?.intervalMs);
+    else await recordOne(req, res, body, request, call, record!);
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((e: Error) =>
@@ -139,7 +150,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return faulted;
     },
     get exchanges() {
-      return record ? record.slots.filter((x): x is Exchange => x !== undefined) : [...options.exchanges!];
+      const recorded = record ? record.slots.filter((x): x is Exchange => x !== undefined) : [];
+      if (!replay) return recorded;
+      if (!record) return [...replay.exchanges];
+      const kept = replay.exchanges.filter((ex, i) => replay!.used[i] || options.optional?.(ex, i));
+      return [...kept, ...recorded];
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -149,7 +164,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     fault: (fault) => faults.add(fault, 'fault()'),
     verdict(extra?: VerdictOptions) {
       const all: Failure[] = [...failures];
-      if (replay) {
+      // Missing mode removes what nothing asked for (the log's changes say which): no failure.
+      if (replay && !record) {
         replay.used.forEach((used, index) => {
           const ex = replay!.exchanges[index]!;
           if (!used && !options.optional?.(ex, index))
@@ -157,7 +173,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         });
       }
       all.push(...faults.unfired());
-      return makeVerdict(all, calls, options.mode, { ...options.verdict, ...extra });
+      const mode = options.mode === 'replay' ? 'replay' : 'record';
+      return makeVerdict(all, calls, mode, { ...options.verdict, ...extra });
     },
   };
 }

@@ -11,8 +11,15 @@ export type Failure =
       method: string;
       path: string;
       fingerprint: string;
-      /** The closest recorded exchange (0-based index in the log), and where it differs. */
-      closest?: { index: number; difference?: Difference };
+      /**
+       * The closest recorded exchange (0-based index in the log), and where it differs; `tied`: others
+       * just as close (the same count of differences, place in the conversation and shape).
+       */
+      closest?: {
+        index: number;
+        difference?: Difference;
+        tied?: Array<{ index: number; difference?: Difference }>;
+      };
       /** Recorded exchanges with this very request, all served already (a retry the recording did not have). */
       exhausted?: number;
     }
@@ -39,6 +46,15 @@ export interface VerdictOptions {
   file?: string;
 }
 
+/** A recorded exchange near a live request: where they first differ, both values on lines of their own. */
+function near(index: number, d: Difference, indent: string): string {
+  return [
+    `exchange ${index}, first differing at ${d.path} (${d.operations} difference(s) in all):`,
+    `${indent}recorded: ${excerpt(d.recorded, d.live)}`,
+    `${indent}live:     ${excerpt(d.live, d.recorded)}`,
+  ].join('\n');
+}
+
 function describe(f: Failure): string {
   switch (f.kind) {
     case 'unmatched': {
@@ -48,10 +64,11 @@ function describe(f: Failure): string {
       if (!f.closest) return `${head}: nothing was recorded`;
       const d = f.closest.difference;
       if (!d) return `${head}: closest is exchange ${f.closest.index}, which is identical (already served)`;
+      if (!f.closest.tied?.length) return `${head}; closest is ${near(f.closest.index, d, '    ')}`;
+      const all = [f.closest, ...f.closest.tied];
       return [
-        `${head}; closest is exchange ${f.closest.index}, first differing at ${d.path} (${d.operations} difference(s) in all):`,
-        `    recorded: ${excerpt(d.recorded, d.live)}`,
-        `    live:     ${excerpt(d.live, d.recorded)}`,
+        `${head}; closest are exchanges ${all.map((n) => n.index).join(' and ')}, equally near:`,
+        ...all.map((n) => `    ${near(n.index, n.difference!, '      ')}`),
       ].join('\n');
     }
     case 'unused':
@@ -66,6 +83,35 @@ function describe(f: Failure): string {
   }
 }
 
+type Unmatched = Extract<Failure, { kind: 'unmatched' }>;
+
+/**
+ * One change, one message: the earliest unmatched call is the cause; the agent's retries of it, the calls
+ * that came after it and the recorded exchanges left unused are its consequences. Undefined when there
+ * is nothing to chain (no drift, or a drift alone), or when a recording failed (each failure is its own).
+ */
+function driftChain(failures: Failure[]): { cause: Unmatched; consequences: Failure[] } | undefined {
+  if (failures.some((f) => f.kind === 'record-failed')) return undefined;
+  const unmatched = failures
+    .filter((f): f is Unmatched => f.kind === 'unmatched')
+    .sort((a, b) => a.call - b.call);
+  const cause = unmatched[0];
+  if (!cause || failures.length < 2) return undefined;
+  return { cause, consequences: [...unmatched.slice(1), ...failures.filter((f) => f.kind !== 'unmatched')] };
+}
+
+/** A consequence of the first drift, on one line; `chain` is the cause, then the consequences. */
+function consequence(f: Failure, chain: Failure[]): string {
+  if (f.kind !== 'unmatched') return describe(f);
+  const head = `call ${f.call} (${f.method} ${f.path})`;
+  const first = chain.find((c) => c.kind === 'unmatched' && c.fingerprint === f.fingerprint) as Unmatched;
+  if (first !== f) return `${head}: a retry of call ${first.call}, the same request`;
+  const d = f.closest?.difference;
+  if (f.exhausted) return `${head}: a request already served as often as recorded`;
+  if (!d) return `${head}: matches no recorded exchange`;
+  return `${head}: matches no recorded exchange either (closest, exchange ${f.closest!.index}, differs at ${d.path}; ${d.operations} difference(s) in all)`;
+}
+
 /** The verdict of a list of failures. */
 export function makeVerdict(
   failures: Failure[],
@@ -76,7 +122,17 @@ export function makeVerdict(
   if (failures.length === 0) return { ok: true, failures, calls, message: '' };
   const where = options.file ? ` (${options.file})` : '';
   const lines = [`model-http ${mode}${where}: ${failures.length} problem(s) in ${calls} model call(s):`];
-  for (const f of failures) lines.push(`  - ${describe(f)}`);
+  // A declared fault that never fired is a problem of its own, never a consequence of a drift.
+  const unfired = failures.filter((f) => f.kind === 'fault-unfired');
+  const chain = driftChain(failures.filter((f) => f.kind !== 'fault-unfired'));
+  if (chain) {
+    const { cause, consequences } = chain;
+    lines[0] = `model-http ${mode}${where}: one drift and ${consequences.length} consequence(s) of it, in ${calls} model call(s):`;
+    lines.push(`  - ${describe(cause)}`);
+    lines.push(`  Then, following from call ${cause.call}:`);
+    for (const c of consequences) lines.push(`  - ${consequence(c, [cause, ...consequences])}`);
+    for (const f of unfired) lines.push(`  - ${describe(f)}`);
+  } else for (const f of failures) lines.push(`  - ${describe(f)}`);
   const drift = failures.some((f) => f.kind === 'unmatched' || f.kind === 'unused');
   if (drift && mode === 'replay')
     lines.push(

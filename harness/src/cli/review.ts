@@ -2,16 +2,19 @@
 // fixtures with git's HEAD (or REF), model call by model call (harness/src/modes/review.ts), for every scenario
 // whose session.jsonl or replay.override.json changed, or the named ones. Exit codes: 0 nothing
 // flagged (or --allow-nondeterminism), 1 a call's response changed while its request did not,
-// 2 bad usage, not a git repository, or a fixture that cannot be read.
+// 2 bad usage, not a git repository, or a fixture that cannot be read. Exchange logs (`exchanges.jsonl`, the
+// HTTP model's recordings) changed anywhere in the project are listed too, exchange by exchange: kept,
+// re-recorded (the same request, another answer: flagged like a call), added, removed.
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { exchangeLogChanges, formatLogChanges } from '@acp-snapshot/model-http';
 import { decodeUtf8File, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { execa } from 'execa';
 import { type FixtureTexts, ReviewError, reviewScenario, type ScenarioReview } from '../modes/review.js';
 import { formatReview, reviewAdvice } from '../modes/review-format.js';
-import { discoverScenarios, fixturesDir, unknownScenarios } from '../scenario/corpus.js';
+import { discoverScenarios, fixturesDir, REPO_ROOT, unknownScenarios } from '../scenario/corpus.js';
 
 const USAGE = 'usage: npm run review -- [NAME...] [--base REF] [--allow-nondeterminism]';
 const REVIEWED = ['session.jsonl', 'replay.override.json'] as const;
@@ -53,8 +56,8 @@ async function checkBase(top: string, base: string): Promise<void> {
   );
 }
 
-/** Scenarios whose reviewed files differ between `base` and the working tree (untracked ones included). */
-async function changedScenarios(top: string, scenariosRel: string, base: string): Promise<string[]> {
+/** Paths under `rel` that differ between `base` and the working tree (untracked ones included). */
+async function changedPaths(top: string, rel: string, base: string): Promise<string[]> {
   const diff = await git(top, [
     'diff',
     '--name-only',
@@ -63,12 +66,17 @@ async function changedScenarios(top: string, scenariosRel: string, base: string)
     '-z',
     base,
     '--',
-    scenariosRel,
+    rel,
   ]);
-  const untracked = await git(top, ['ls-files', '--others', '--exclude-standard', '-z', '--', scenariosRel]);
+  const untracked = await git(top, ['ls-files', '--others', '--exclude-standard', '-z', '--', rel]);
   for (const r of [diff, untracked]) if (!r.ok) throw new UsageError(`git failed in ${top}: ${r.err}`);
+  return [...new Set(`${diff.out}\0${untracked.out}`.split('\0'))].filter((p) => p !== '');
+}
+
+/** Scenarios whose reviewed files differ between `base` and the working tree (untracked ones included). */
+async function changedScenarios(top: string, scenariosRel: string, base: string): Promise<string[]> {
   const names = new Set<string>();
-  for (const path of `${diff.out}\0${untracked.out}`.split('\0')) {
+  for (const path of await changedPaths(top, scenariosRel, base)) {
     const rest = path.startsWith(`${scenariosRel}/`) ? path.slice(scenariosRel.length + 1).split('/') : [];
     if (rest.length === 2 && (REVIEWED as readonly string[]).includes(rest[1]!)) names.add(rest[0]!);
   }
@@ -130,20 +138,27 @@ async function main(argv: string[]): Promise<number> {
   }
   const base = values.base;
   const dir = fixturesDir();
-  if (!existsSync(join(dir, 'scenarios')))
+  // A project without a scenario corpus (defineAcpConfig's) has only exchange logs to review.
+  const corpus = existsSync(join(dir, 'scenarios'));
+  if (!corpus && positionals.length)
     throw new UsageError(`${join(dir, 'scenarios')} does not exist: ${USAGE}`);
-  const bad = unknownScenarios(positionals, discoverScenarios(dir, {}));
+  const bad = corpus ? unknownScenarios(positionals, discoverScenarios(dir, {})) : undefined;
   if (bad) throw new UsageError(bad);
-  const top = await workTreeTop(dir);
+  const top = await workTreeTop(corpus ? dir : REPO_ROOT);
   await checkBase(top, base);
-  const scenariosRel = relative(top, realpathSync(join(dir, 'scenarios')))
-    .split(sep)
-    .join('/');
-  const names = positionals.length ? positionals : await changedScenarios(top, scenariosRel, base);
-  if (names.length === 0) {
+  const logs = positionals.length ? [] : await exchangeLogReviews(top, base, corpus ? dir : REPO_ROOT);
+  const scenariosRel = corpus
+    ? relative(top, realpathSync(join(dir, 'scenarios')))
+        .split(sep)
+        .join('/')
+    : '';
+  const names = positionals.length || !corpus ? positionals : await changedScenarios(top, scenariosRel, base);
+  if (names.length === 0 && logs.length === 0) {
     console.log(`review: no fixture changes against ${base}`);
     return 0;
   }
+  const rerecorded = logs.flatMap((l) => l.rerecorded);
+  if (names.length === 0) return verdict(rerecorded, values['allow-nondeterminism']);
   const reviews: ScenarioReview[] = [];
   for (const name of names) {
     const rel = `${scenariosRel}/${name}`;
@@ -154,6 +169,11 @@ async function main(argv: string[]): Promise<number> {
   console.log(`review: ${names.length} scenario(s) against ${base}, call by call (request / response):\n`);
   for (const r of reviews) console.log(`${formatReview(r, reviewAdvice(r.scenario))}\n`);
   const flagged = reviews.flatMap((r) => r.flagged.map((c) => `${r.scenario} call ${c}`));
+  return verdict([...flagged, ...rerecorded], values['allow-nondeterminism']);
+}
+
+/** The exit code for the calls and exchanges whose response changed while their request did not. */
+function verdict(flagged: string[], allow: boolean | undefined): number {
   if (flagged.length === 0) {
     console.log('review: nothing flagged (no response changed while its request stayed the same).');
     return 0;
@@ -161,12 +181,43 @@ async function main(argv: string[]): Promise<number> {
   console.log(
     `review: ${flagged.length} call(s) flagged (${flagged.join(', ')}): the response changed while the request did not.`,
   );
-  if (values['allow-nondeterminism']) {
+  if (allow) {
     console.log('review: kept knowingly (--allow-nondeterminism): exit 0.');
     return 0;
   }
   console.log('review: exit 1; pass --allow-nondeterminism to keep them knowingly and exit 0.');
   return 1;
+}
+
+/**
+ * Every exchange log (`exchanges.jsonl`) of the project that differs from `base`, printed exchange by
+ * exchange; returns the re-recorded exchanges (same request, new answer) to flag.
+ */
+async function exchangeLogReviews(
+  top: string,
+  base: string,
+  fixtures: string,
+): Promise<Array<{ rerecorded: string[] }>> {
+  // The project's, or only the fixtures' when they lie in another work tree (ACP_SNAPSHOT_FIXTURES).
+  const inside = (dir: string) => relative(top, realpathSync(dir)).split(sep).join('/');
+  const root = inside(REPO_ROOT);
+  const project = (root.startsWith('..') ? inside(fixtures) : root) || '.';
+  const files = (await changedPaths(top, project, base))
+    .filter((p) => p === 'exchanges.jsonl' || p.endsWith('/exchanges.jsonl'))
+    .sort();
+  if (files.length === 0) return [];
+  console.log(`review: ${files.length} exchange log(s) against ${base}, exchange by exchange:\n`);
+  const out: Array<{ rerecorded: string[] }> = [];
+  for (const file of files) {
+    const old = await git(top, ['show', `${base}:${file}`]);
+    const now = join(top, file);
+    const after = existsSync(now) ? await readFile(now, 'utf8') : '';
+    const changes = exchangeLogChanges(old.ok ? old.out.toString('utf8') : undefined, after);
+    console.log(`${file}${existsSync(now) ? '' : ' (deleted)'}`);
+    console.log(`${formatLogChanges(changes).join('\n')}\n`);
+    out.push({ rerecorded: changes.rerecorded.map((e) => `${file} exchange ${e.index}`) });
+  }
+  return out;
 }
 
 try {

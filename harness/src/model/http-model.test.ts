@@ -13,8 +13,15 @@ import {
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { projectHarvested } from '../compare/harvest.js';
+import { defineAcpConfig } from '../config.js';
 import type { TestRoots } from '../roots/roots.js';
-import { type HttpModelSource, startHttpModel, withModelServer } from './http-model.js';
+import {
+  type HttpModelSource,
+  RECORD_MODE_ENV,
+  recordModeOf,
+  startHttpModel,
+  withModelServer,
+} from './http-model.js';
 
 let dir: string;
 test.beforeEach(async () => {
@@ -26,7 +33,7 @@ test.afterEach(async () => {
 
 const record = (upstream: HttpModelSource['upstream']) => ({
   kind: 'http' as const,
-  mode: 'record' as const,
+  record: 'all' as const,
   exchanges: join(dir, 'exchanges.jsonl'),
   ...(upstream ? { upstream } : {}),
 });
@@ -123,4 +130,38 @@ test("the model server's address in a persisted session log is a placeholder, as
   const projected = projectHarvested({ records }, withModelServer(roots, 'http://127.0.0.1:40123')).text;
   // Only the server's own host and port: another port that starts the same is left as it is.
   expect(projected).toContain('using {{modelBaseUrl}}/v1 ({{modelHost}}); port 40123 of 127.0.0.1:401234');
+});
+
+const source: HttpModelSource = { kind: 'http', record: 'all', upstream: { baseUrlEnv: 'MODEL_URL' } };
+
+test('the record mode: the source says it, ACP_SNAPSHOT_RECORD_MODE overrides it for one run, none by default', () => {
+  expect(recordModeOf({ kind: 'http' }, {})).toBe('none');
+  expect(recordModeOf(source, {})).toBe('all');
+  expect(recordModeOf(source, { [RECORD_MODE_ENV]: 'missing' })).toBe('missing');
+  expect(recordModeOf(source, { [RECORD_MODE_ENV]: 'none' })).toBe('none');
+  expect(recordModeOf(source, { [RECORD_MODE_ENV]: '' })).toBe('all');
+});
+
+test('a bad record mode, or the old mode option, is refused saying what to write instead', () => {
+  expect(() => recordModeOf(source, { [RECORD_MODE_ENV]: 'new_episodes' })).toThrow(
+    'ACP_SNAPSHOT_RECORD_MODE="new_episodes" is not a record mode: use none, missing, all (e.g. ACP_SNAPSHOT_RECORD_MODE=missing records only the calls the exchange log lacks)',
+  );
+  expect(() => recordModeOf({ kind: 'http', record: 'once' as 'all' }, {})).toThrow(
+    `model.record: "once" is not a record mode: use 'none', 'missing', 'all'`,
+  );
+  expect(() => recordModeOf({ kind: 'http', mode: 'record' } as HttpModelSource, {})).toThrow(
+    "model: `mode: \"record\"` is now `record`: set model.record to 'none', 'missing', 'all'",
+  );
+});
+
+test("defineAcpConfig: a NAME:record project records in the mode its record option names, 'all' by default", () => {
+  const models = (record: Parameters<typeof defineAcpConfig>[0]['record']) =>
+    Object.fromEntries(
+      (
+        defineAcpConfig({ agents: { a: { command: ['a'] } }, model: { kind: 'http' }, record }).projects ?? []
+      ).map((p) => [p.name, (p.use as { model?: HttpModelSource }).model?.record]),
+    );
+  const upstream = { baseUrlEnv: 'MODEL_URL' };
+  expect(models({ upstream })).toEqual({ a: undefined, 'a:record': 'all' });
+  expect(models({ upstream, mode: 'missing' })).toEqual({ a: undefined, 'a:record': 'missing' });
 });

@@ -46,6 +46,15 @@ test('a hand-edited exchange log: not canonical, named by file and line', async 
   ]);
 });
 
+test('a log recorded before the canonical order (its exchanges in arrival order) is no hand edit', async () => {
+  await using t = await copy();
+  const file = join(t.dir, 'a-multi-turn-conversation/exchanges.jsonl');
+  const [header, first, second, end] = (await readFile(file, 'utf8')).split('\n');
+  expect(end).toBe('');
+  await writeFile(file, [header, second, first, ''].join('\n'));
+  expect(await messages(t.root)).toEqual([]);
+});
+
 test('a sidecar edited by hand, and one no log references', async () => {
   await using t = await copy();
   const sidecars = join(t.dir, 'sidecars');

@@ -1,0 +1,91 @@
+import { expect, test } from '@playwright/test';
+import OpenAI from 'openai';
+import type { Exchange } from './exchange-log.js';
+import type { JsonValue } from './normalize.js';
+import { type ModelServer, startModelServer } from './server.js';
+
+const PATH = '/v1/chat/completions';
+const SYSTEM = {
+  role: 'system',
+  content: 'You are a coding agent in /tmp/acp-w0-AAAA/work.',
+};
+const turn1 = [SYSTEM, { role: 'user', content: 'list the files 📂' }];
+const answer1 = { role: 'assistant', content: 'notes.txt, 你好.md' };
+const turn2 = (prompt: string) => [...turn1, answer1, { role: 'user', content: prompt }];
+const completion = (content: string) =>
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 0,
+    model: 'qwen-x',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  });
+const recorded = (messages: JsonValue[], content: string): Exchange => ({
+  request: { method: 'POST', path: PATH, body: { messages, model: 'qwen-x' } },
+  response: {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    frames: [{ text: completion(content) }],
+  },
+});
+
+const servers: ModelServer[] = [];
+test.afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+test('one change, one message: the first drift in full, then its retries and the calls after it a line each', async () => {
+  const rep = await startModelServer({
+    mode: 'replay',
+    exchanges: [
+      recorded(turn1, answer1.content),
+      recorded(turn2('read notes.txt'), 'It says hi 👋'),
+      recorded([...turn2('read notes.txt'), { role: 'assistant', content: 'It says hi 👋' }], 'done'),
+    ],
+    // A refusal the SDK retries (a real agent's own retry does the same): the same request, sent again.
+    unmatchedStatus: 500,
+    verdict: { fix: 'npm run record -- notes' },
+  });
+  servers.push(rep);
+  const client = new OpenAI({ baseURL: `${rep.url}/v1`, apiKey: 'dummy', maxRetries: 2, timeout: 10_000 });
+  type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+  const ask = (model: string, messages: unknown[]) =>
+    client.chat.completions.create({ model, messages: messages as Messages });
+  expect((await ask('qwen-x', turn1)).choices[0]!.message.content).toBe(answer1.content);
+  // One word of the second prompt changed: refused, retried twice by the SDK (calls 3 and 4), refused again.
+  await expect(ask('qwen-x', turn2('read notes.md'))).rejects.toThrow(
+    /replay: call 4 .*no recorded exchange/,
+  );
+  // The agent then falls back to another model, which drifts too, and is retried the same way (calls 6 and 7).
+  await expect(ask('qwen-fallback', turn2('read notes.md'))).rejects.toThrow(/replay: call 7/);
+
+  expect(rep.verdict().message).toBe(
+    [
+      'model-http replay: one drift and 7 consequence(s) of it, in 7 model call(s):',
+      `  - call 2 (POST ${PATH}) matches no recorded exchange; closest is exchange 1, first differing at body.messages[3].content (1 difference(s) in all):`,
+      '    recorded: "read notes.txt" (at character 11)',
+      '    live:     "read notes.md" (at character 11)',
+      '  Then, following from call 2:',
+      `  - call 3 (POST ${PATH}): a retry of call 2, the same request`,
+      `  - call 4 (POST ${PATH}): a retry of call 2, the same request`,
+      `  - call 5 (POST ${PATH}): matches no recorded exchange either (closest, exchange 1, differs at body.messages[3].content; 2 difference(s) in all)`,
+      `  - call 6 (POST ${PATH}): a retry of call 5, the same request`,
+      `  - call 7 (POST ${PATH}): a retry of call 5, the same request`,
+      `  - exchange 1 (POST ${PATH}) was recorded but never requested`,
+      `  - exchange 2 (POST ${PATH}) was recorded but never requested`,
+      "If the agent's requests changed on purpose, re-record: npm run record -- notes",
+    ].join('\n'),
+  );
+});
+
+test('a drift alone, or unused exchanges alone, read as before: one problem a line', async () => {
+  const rep = await startModelServer({ mode: 'replay', exchanges: [recorded(turn1, answer1.content)] });
+  servers.push(rep);
+  expect(rep.verdict().message).toBe(
+    [
+      'model-http replay: 1 problem(s) in 0 model call(s):',
+      `  - exchange 0 (POST ${PATH}) was recorded but never requested`,
+      "If the agent's requests changed on purpose, re-record the scenario.",
+    ].join('\n'),
+  );
+});
