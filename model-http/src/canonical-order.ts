@@ -1,5 +1,5 @@
 /**
- * The canonical order of an exchange log (docs/decisions/0012-canonical-exchange-order.md): the same
+ * The canonical order of an exchange log (docs/decisions/0014-canonical-exchange-order.md): the same
  * exchanges give the same lines in the same order, whatever order concurrent requests arrived in (a
  * background title call beside the turn). Exchanges are grouped by conversation (the request without its
  * messages), a conversation's calls in the order its message list grew; conversations, and calls that
