@@ -120,6 +120,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
         'package.spec.ts',
         'http-model.spec.ts',
         'shard.spec.ts',
+        'portable-recording.spec.ts',
       ],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },

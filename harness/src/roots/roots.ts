@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { isIdentifyingUserName } from './secrets.js';
+import { isIdentifyingHome, isIdentifyingUserName } from './secrets.js';
 
 /** The isolated directories of one test run of a scenario. */
 export interface TestRoots {
@@ -42,8 +42,9 @@ export interface RootsOptions {
 }
 
 /**
- * The machine's own roots: its real home and (when it identifies someone) the user name. Every
- * surface replaces them, so output that shows them replays on the machine that recorded it and on any other.
+ * The machine's own roots: its real home and its user name, each when it identifies someone (secrets.ts).
+ * Every surface replaces them, so output that shows them replays on the machine that recorded it and on any
+ * other; a home that names nobody (`/root`) stays as written, so a recording made as root replays for anyone.
  */
 export function machineRoots(): { realHome?: string; user?: string } {
   const out: { realHome?: string; user?: string } = {};
@@ -56,7 +57,7 @@ export function machineRoots(): { realHome?: string; user?: string } {
   } catch {
     // No passwd entry: $HOME, and no user name to hide.
   }
-  if (home && home !== '/') out.realHome = home;
+  if (isIdentifyingHome(home)) out.realHome = home;
   return out;
 }
 
