@@ -5,13 +5,14 @@
  * (docs/decisions/0012-real-home-root.md). Run as root (it creates the other account); skipped otherwise.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
 import { expect, test } from '@acp-snapshot/playwright/testing';
 import {
   type Account,
+  copyUserProject,
   giveUserProject,
   RECORDED,
   recordedFiles,
@@ -79,5 +80,39 @@ for (const [recorder, replayer] of [
     const replayed = await runUserProject(project, [], {}, as(replayer));
     expect(replayed.exitCode, `${RECORDED} replayed as ${replayer}:\n${replayed.output}`).toBe(0);
     expect(replayed.output).toContain('1 passed');
+  });
+}
+
+for (const vendored of [false, true]) {
+  const where = vendored ? 'vendored in the project (its own package)' : 'installed in the project';
+  test(`an agent ${where}: recorded in one checkout, the test replays from a copy at another path, and records there the same files`, async () => {
+    const first = join(work, 'a', 'project');
+    // Another length too: nothing of the recording may depend on where the checkout is.
+    const second = join(work, 'elsewhere', 'ci-checkout', 'project');
+    await mkdir(dirname(first), { recursive: true });
+    await writeUserProject(first, { vendored });
+    const env = { ...record, MODEL_UPSTREAM_URL: emulator.url };
+    const recorded = await runUserProject(first, ['--project=tiny:record'], env);
+    expect(recorded.exitCode, recorded.output).toBe(0);
+    const files = await recordedFiles(first);
+    // The agent's own files are named by the install root and the project's by the project root (the same
+    // directory when the agent is installed in the project), on stdout and in its requests.
+    const install = vendored ? '{{install}}' : '{{install}}/agent';
+    const project = vendored ? '{{project}}' : '{{install}}';
+    expect(files['stdout.jsonl']).toContain(`Bundled skill: ${install}/bundled/skills/review/SKILL.md`);
+    expect(files['stdout.jsonl']).toContain(`Project tests: ${project}/tests`);
+    expect(files['exchanges.jsonl']).toContain(`Your skills are in ${install}/bundled/skills.`);
+    expect(JSON.stringify(files)).not.toContain(work);
+    await copyUserProject(first, second);
+    await test.step('replayed from the copy, keylessly', async () => {
+      const replayed = await runUserProject(second, []);
+      expect(replayed.exitCode, `${RECORDED} replayed from ${second}:\n${replayed.output}`).toBe(0);
+      expect(replayed.output).toContain('1 passed');
+    });
+    await test.step('recorded again in the copy (the emulator still up): the same bytes', async () => {
+      const again = await runUserProject(second, ['--project=tiny:record'], env);
+      expect(again.exitCode, again.output).toBe(0);
+      expect(await recordedFiles(second)).toEqual(files);
+    });
   });
 }

@@ -36,7 +36,8 @@ import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const skills = join(dirname(fileURLToPath(import.meta.url)), 'bundled', 'skills');
+const here = dirname(fileURLToPath(import.meta.url));
+const skills = join(here, 'bundled', 'skills');
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
 const update = (sessionId, text) =>
   send({ method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
@@ -53,6 +54,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   if (msg.method === 'session/prompt') {
     const { sessionId } = msg.params;
     update(sessionId, 'Bundled skill: ' + join(skills, 'review', 'SKILL.md') + '\\n');
+    update(sessionId, 'Project tests: ' + join(here, '..', 'tests') + '\\n');
     const res = await fetch(process.env.MODEL_URL + '/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.MODEL_KEY },
@@ -102,7 +104,7 @@ test('where the skills are', async ({ acp, roots }) => {
 `;
 
 /** The directory of the test's recorded files (exchange log and snapshots). */
-export const RECORDED = 'tests/__acp__/where.spec.ts/tiny/where-the-skills-are';
+export const RECORDED = 'tests/__acp__/where.spec.mts/tiny/where-the-skills-are';
 
 /** An account to run the project's commands as: `uid:gid`, or undefined for the current one. */
 export interface Account {
@@ -110,18 +112,22 @@ export interface Account {
   gid: number;
 }
 
-/** Writes the project into `dir` (its node_modules is the repository's: the harness as a user resolves it). */
-export async function writeUserProject(dir: string): Promise<void> {
+/**
+ * Writes the project into `dir` (its node_modules is the repository's: the harness as a user resolves it).
+ * `vendored`: the agent is a package of its own inside a project without a package.json, so its install
+ * directory (`agent/`) is not the project's.
+ */
+export async function writeUserProject(dir: string, opts: { vendored?: boolean } = {}): Promise<void> {
   await mkdir(join(dir, 'agent', 'bundled', 'skills', 'review'), { recursive: true });
   await mkdir(join(dir, 'tests'), { recursive: true });
-  await writeFile(
-    join(dir, 'package.json'),
-    '{ "name": "tiny-agent-tests", "private": true, "type": "module" }\n',
-  );
+  const pkg = (name: string) => `{ "name": "${name}", "private": true, "type": "module" }\n`;
+  if (opts.vendored) await writeFile(join(dir, 'agent', 'package.json'), pkg('tiny-agent'));
+  else await writeFile(join(dir, 'package.json'), pkg('tiny-agent-tests'));
   await writeFile(join(dir, 'agent', 'main.mjs'), AGENT);
   await writeFile(join(dir, 'agent', 'bundled', 'skills', 'review', 'SKILL.md'), '# review\n');
-  await writeFile(join(dir, 'playwright.config.ts'), CONFIG);
-  await writeFile(join(dir, 'tests', 'where.spec.ts'), SPEC);
+  // ES modules by their names: a vendored project has no package.json to say so.
+  await writeFile(join(dir, 'playwright.config.mts'), CONFIG);
+  await writeFile(join(dir, 'tests', 'where.spec.mts'), SPEC);
   await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
 }
 

@@ -27,6 +27,8 @@ export interface TestRoots {
   user?: string;
   /** The directory the agent under test is installed in (its stack traces, its PATH entries). */
   install?: string;
+  /** The user's project (the config's directory): agents quote files in it (qwen lists its bundled skills). */
+  project?: string;
 }
 
 /** Options for {@link createTestRoots}. */
@@ -39,6 +41,8 @@ export interface RootsOptions {
   base?: string;
   /** The agent's install directory, replaced by `{{install}}`. */
   install?: string;
+  /** The project directory, replaced by `{{project}}` (the longer of it and the install directory wins). */
+  project?: string;
 }
 
 /**
@@ -88,6 +92,7 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
     aliases: {},
     ...machineRoots(),
     ...(opts.install ? { install: opts.install } : {}),
+    ...(opts.project ? { project: opts.project } : {}),
   };
   if (opts.workspaceParent) roots.workspaceParent = work;
   await mkdir(work, { recursive: true });
@@ -120,6 +125,8 @@ export function rootMap(r: TestRoots): Record<string, string> {
     root: r.root,
     realHome: r.realHome,
     install: r.install,
+    // After install: when both are the same directory (an agent installed in the project) it is {{install}}.
+    project: r.project,
     user: r.user,
   };
   const out: Record<string, string> = {};
