@@ -62,6 +62,11 @@ export interface AcpWorkerFixtures {
   acpBaseDir: string;
 }
 
+/** A test's exchange log: the model's own, or the one beside the test's snapshots. */
+function exchangesPath(model: HttpModelSource, testInfo: TestInfo): string {
+  return model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
+}
+
 /** The user's project: the directory of the Playwright config (where a profile's relative paths start). */
 function configDir(testInfo: TestInfo): string {
   return testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
@@ -95,14 +100,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
 
   httpModel: async ({ model, roots }, use, testInfo) => {
     if (model.kind !== 'http') return use(undefined);
-    const exchanges =
-      model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
+    const exchanges = exchangesPath(model, testInfo);
     const server = await startHttpModel({ ...model, exchanges }, rootMap(roots), recordHint(testInfo));
     await use(server);
     await server.finish();
   },
 
-  roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
+  roots: async ({ acpBaseDir, workspaceSeed, agentProfile, model }, use, testInfo) => {
     const dirs = new RunDirs();
     // The command as it will run (`./node_modules/.bin/qwen` is the project's): its install directory and the
     // project's are roots, so a checkout at another path replays what this one recorded.
@@ -112,6 +116,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       ...(workspaceSeed ? { seedDir: resolve(workspaceSeed) } : {}),
       ...(install ? { install } : {}),
       project: configDir(testInfo),
+      ...(model.kind === 'http' && model.mode !== 'record'
+        ? { replaying: exchangesPath(model, testInfo) }
+        : {}),
     });
     dirs.track(roots);
     await use(roots);

@@ -97,3 +97,22 @@ test('a home is a root only when it identifies someone: not a fixed system path,
   expect(roots.filter((h) => isIdentifyingHome(h))).toEqual(roots);
   expect(constants.filter((h) => isIdentifyingHome(h))).toEqual([]);
 });
+
+test('replaying a recording that names a real home, this run hides its own home even when it names nobody', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'recording-'));
+  try {
+    const named = join(dir, 'named.jsonl');
+    const plain = join(dir, 'plain.jsonl');
+    await writeFile(named, '{"text":"{{realHome}}\\nHOME={{home}}"}\n');
+    await writeFile(plain, '{"agent_name":"/root"}\n');
+    const home = userInfo().homedir;
+    // Recorded where the home identified someone: root's /root stands for it here.
+    expect(machineRoots(named).realHome).toBe(home !== '/' ? home : undefined);
+    // Recorded as root (the constant /root kept as written), or no recording: the rule alone.
+    const ruled = isIdentifyingHome(home) ? home : undefined;
+    expect(machineRoots(plain).realHome).toBe(ruled);
+    expect(machineRoots(join(dir, 'missing.jsonl')).realHome).toBe(ruled);
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});

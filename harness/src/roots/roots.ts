@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -43,6 +43,8 @@ export interface RootsOptions {
   install?: string;
   /** The project directory, replaced by `{{project}}` (the longer of it and the install directory wins). */
   project?: string;
+  /** The recording this run replays (see {@link machineRoots}). */
+  replaying?: RecordingText;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface RootsOptions {
  * Every surface replaces them, so output that shows them replays on the machine that recorded it and on any
  * other; a home that names nobody (`/root`) stays as written, so a recording made as root replays for anyone.
  */
-export function machineRoots(): { realHome?: string; user?: string } {
+export function machineRoots(replaying?: RecordingText): { realHome?: string; user?: string } {
   const out: { realHome?: string; user?: string } = {};
   // The account's home (passwd) rather than $HOME: commands show it (`getent`, `~user`) whatever HOME says.
   let home = homedir();
@@ -61,8 +63,19 @@ export function machineRoots(): { realHome?: string; user?: string } {
   } catch {
     // No passwd entry: $HOME, and no user name to hide.
   }
-  if (isIdentifyingHome(home)) out.realHome = home;
+  // A home that names nobody is no root, unless the recording being replayed names a real home (it was made
+  // where the home identified someone): then this run's home is what it stands for.
+  if (isIdentifyingHome(home) || (home && home !== '/' && namesRealHome(replaying))) out.realHome = home;
   return out;
+}
+
+/** A recording's file (a session log, an exchange log): what a replay reads. */
+export type RecordingText = string | undefined;
+
+/** Whether the recording file names the real home (`{{realHome}}`); false when there is none. */
+export function namesRealHome(file: RecordingText): boolean {
+  if (!file || !existsSync(file)) return false;
+  return readFileSync(file, 'utf8').includes('{{realHome');
 }
 
 /** Eight hex characters of sha256(scenario): keys the generated root to the scenario. */
@@ -90,7 +103,7 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
     spillRoot: join(root, 'spill'),
     home: join(root, 'home'),
     aliases: {},
-    ...machineRoots(),
+    ...machineRoots(opts.replaying),
     ...(opts.install ? { install: opts.install } : {}),
     ...(opts.project ? { project: opts.project } : {}),
   };
