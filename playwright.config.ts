@@ -122,6 +122,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
         'model-faults.spec.ts',
         'record-modes.spec.ts',
         'shard.spec.ts',
+        'portable-recording.spec.ts',
       ],
       timeout: 300_000,
       use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },

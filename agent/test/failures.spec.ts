@@ -354,7 +354,7 @@ async function killMidTurn(opts: {
 test(`${KILLED}: SIGKILL while the model streams`, async () => {
   test.setTimeout(CASE_TIMEOUT_MS);
   await killMidTurn({
-    responses: [{ fail: { kind: 'hang', afterChunks: 3, reply: { text: 'Streaming when the kill comes' } } }],
+    responses: [{ fail: { kind: 'hang', afterChunks: 2, reply: { text: 'Streaming when the kill comes' } } }],
     prompt: 'Tell me a long story.',
     ready: (agent) => messageText(agent.updates).length > 0,
     logged: (events) => {

@@ -103,7 +103,7 @@ test('a model that hangs mid-stream is cancelled: the HTTP stream is aborted and
   emu = await startEmulator({
     script: {
       responses: [
-        { fail: { kind: 'hang', afterChunks: 2, reply: { text: 'Starting a long answer that never ends' } } },
+        { fail: { kind: 'hang', afterChunks: 1, reply: { text: 'Starting a long answer that never ends' } } },
         { reply: { text: 'Fresh answer.' } },
       ],
     },

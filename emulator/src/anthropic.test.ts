@@ -140,7 +140,7 @@ test("failures in Anthropic's shapes: an HTTP error body by status, an error eve
     responses: [
       { fail: { kind: 'http', status: 429, retryAfterMs: 5 } },
       { fail: { kind: 'http', status: 529 } },
-      { fail: { kind: 'stream_error', afterChunks: 3 } },
+      { fail: { kind: 'stream_error', afterChunks: 1 } },
     ],
   };
   await withEmulator(script, async (emu) => {

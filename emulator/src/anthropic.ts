@@ -2,7 +2,7 @@
 // message_start, content_block_start/delta/stop, message_delta, message_stop.
 import type { ErrorFields, WireFormat } from './format.js';
 import type { ScriptChunking, ScriptReply } from './script.js';
-import type { RoleText } from './template.js';
+import { type RoleText, roleOf } from './template.js';
 import {
   argsCharsOf,
   argsObject,
@@ -109,6 +109,12 @@ function blockEvents(b: Block, textMax: number, argsMax: number): [object, objec
   ];
 }
 
+/** A delta that carries a piece of text, thinking or tool input (not a signature, not the opening empty input). */
+function isPiece(delta: object): boolean {
+  const d = delta as { text?: unknown; thinking?: unknown; partial_json?: unknown };
+  return [d.text, d.thinking, d.partial_json].some((v) => typeof v === 'string' && v !== '');
+}
+
 function streamFrames(
   reply: ScriptReply,
   chunking: ScriptChunking | undefined,
@@ -125,7 +131,9 @@ function streamFrames(
     const [start, deltas] = blockEvents(b, textMax, argsMax);
     out.push(eventFrame('content_block_start', { type: 'content_block_start', index, content_block: start }));
     for (const delta of deltas)
-      out.push(eventFrame('content_block_delta', { type: 'content_block_delta', index, delta }));
+      out.push(
+        eventFrame('content_block_delta', { type: 'content_block_delta', index, delta }, isPiece(delta)),
+      );
     out.push(eventFrame('content_block_stop', { type: 'content_block_stop', index }));
   });
   out.push(
@@ -157,7 +165,7 @@ function requestMessages(body: Record<string, unknown>): RoleText[] {
   if (body.system !== undefined) out.push({ role: 'system', text: textOf(body.system) });
   for (const m of Array.isArray(body.messages) ? body.messages : []) {
     const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
-    out.push({ role: String(role), text: textOf(content) });
+    out.push({ role: roleOf(role), text: textOf(content) });
     for (const b of Array.isArray(content) ? content : [])
       if (b?.type === 'tool_result') out.push({ role: 'tool', text: textOf(b.content) });
   }

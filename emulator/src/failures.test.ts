@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { dataChunks, rawPost, sseEvents } from './testing.js';
+import { dataChunks, rawPost, sseEvents, sseJson } from './testing.js';
 
 const request = { model: 'test-model', stream: true, messages: [{ role: 'user', content: 'hello' }] };
 
@@ -53,35 +53,40 @@ test('an HTTP failure takes a custom message, type, code and retry-after-ms', as
   });
 });
 
-test('a cut stream delivers N data chunks, then the connection dies without [DONE]', async () => {
+test('a cut stream delivers the opening chunk and N pieces, then the connection dies without [DONE]', async () => {
   await withEmulator(
     { responses: [{ fail: { kind: 'cut', afterChunks: 3, reply: { text: 'one two three four five' } } }] },
     async (emu) => {
       const res = await rawPost(`${emu.url}/chat/completions`, request);
       expect(res.status).toBe(200);
       expect(res.error).toBeDefined();
-      expect(dataChunks(res.text)).toHaveLength(3);
+      expect(dataChunks(res.text).map((c) => c.choices[0]!.delta.content)).toEqual([
+        '',
+        'one',
+        ' two',
+        ' three',
+      ]);
       expect(res.text).not.toContain('[DONE]');
       expect(emu.requests[0]!.closed).toBe('server');
     },
   );
 });
 
-test('a graceful cut ends the body cleanly after N chunks, with no finish_reason and no [DONE]', async () => {
+test('a graceful cut ends the body cleanly after N pieces, with no finish_reason and no [DONE]', async () => {
   await withEmulator(
     { responses: [{ fail: { kind: 'cut', afterChunks: 2, graceful: true } }] },
     async (emu) => {
       const res = await rawPost(`${emu.url}/chat/completions`, request);
       expect(res.error).toBeUndefined();
       const chunks = dataChunks(res.text);
-      expect(chunks).toHaveLength(2);
+      expect(chunks).toHaveLength(3);
       expect(chunks.every((c) => c.choices[0]!.finish_reason === null)).toBe(true);
       expect(res.text).not.toContain('[DONE]');
     },
   );
 });
 
-test('a malformed chunk is a data line that is not JSON after N good chunks', async () => {
+test('a malformed chunk is a data line that is not JSON after N pieces', async () => {
   await withEmulator(
     {
       responses: [
@@ -93,23 +98,25 @@ test('a malformed chunk is a data line that is not JSON after N good chunks', as
       const events = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter(
         (e) => !('comment' in e),
       );
-      expect(events).toHaveLength(3);
-      expect('raw' in events[2]! && events[2].raw.startsWith('{"id":"chatcmpl-emu-0"')).toBe(true);
+      expect(events).toHaveLength(4);
+      expect('raw' in events[3]! && events[3].raw.startsWith('{"id":"chatcmpl-emu-0"')).toBe(true);
       const second = sseEvents((await rawPost(`${emu.url}/chat/completions`, request)).text).filter(
         (e) => !('comment' in e),
       );
-      expect(second).toEqual([{ raw: '{oops' }]);
+      // No piece: the opening chunk (the role, no text), then the bad line.
+      expect(second).toHaveLength(2);
+      expect(second[1]).toEqual({ raw: '{oops' });
     },
   );
 });
 
-test('an error object mid-stream follows N chunks', async () => {
+test('an error object mid-stream follows N pieces', async () => {
   await withEmulator(
     { responses: [{ fail: { kind: 'stream_error', afterChunks: 1, message: 'overloaded mid-way' } }] },
     async (emu) => {
       const chunks = dataChunks((await rawPost(`${emu.url}/chat/completions`, request)).text);
-      expect(chunks).toHaveLength(2);
-      expect(chunks[1]).toEqual({
+      expect(chunks).toHaveLength(3);
+      expect(chunks[2]).toEqual({
         error: { message: 'overloaded mid-way', type: 'server_error', param: null, code: 'internal_error' },
       });
     },
@@ -128,7 +135,7 @@ test('a hang sends no byte, not even headers, until the client disconnects', asy
   });
 });
 
-test('a hang after N chunks streams the prefix and then stays silent', async () => {
+test('a hang after N pieces streams the prefix and then stays silent', async () => {
   await withEmulator(
     { responses: [{ fail: { kind: 'hang', afterChunks: 2, chunking: { keepAliveEvery: 0 } } }] },
     async (emu) => {
@@ -142,9 +149,9 @@ test('a hang after N chunks streams the prefix and then stays silent', async () 
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
-      while (dataChunks(text).length < 2)
+      while (dataChunks(text).length < 3)
         text += decoder.decode((await reader.read()).value, { stream: true });
-      expect(dataChunks(text)).toHaveLength(2);
+      expect(dataChunks(text)).toHaveLength(3);
       abort.abort();
       await emu.waitFor(() => emu.requests[0]!.closed === 'client', 'the client to disconnect');
     },
@@ -158,3 +165,93 @@ test('close() ends a hung response instead of waiting for it', async () => {
   await emu.close();
   expect(await pending).toBeInstanceOf(Error);
 });
+
+/** Each format's route, a streamed request on it, and the pieces of text and of tool arguments it streamed. */
+const STREAMS: Array<{
+  format: string;
+  path: string;
+  body: Record<string, unknown>;
+  pieces: (sse: string) => { text: string[]; args: string[] };
+}> = [
+  {
+    format: 'chat',
+    path: '/chat/completions',
+    body: request,
+    pieces: (sse) => {
+      const deltas = dataChunks(sse).map((c) => c.choices?.[0]?.delta);
+      return {
+        text: deltas.flatMap((d) => (d?.content ? [d.content] : [])),
+        args: deltas.flatMap((d) => d?.tool_calls?.flatMap((t) => t.function.arguments || []) ?? []),
+      };
+    },
+  },
+  {
+    format: 'responses',
+    path: '/v1/responses',
+    body: { model: 'm', stream: true, input: 'hello' },
+    pieces: (sse) => {
+      const events = sseJson<{ type: string; delta?: string }>(sse).map((e) => e.data);
+      const of = (type: string) => events.flatMap((e) => (e.type === type ? [e.delta!] : []));
+      return {
+        text: of('response.output_text.delta'),
+        args: of('response.function_call_arguments.delta'),
+      };
+    },
+  },
+  {
+    format: 'anthropic',
+    path: '/v1/messages',
+    body: { model: 'm', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] },
+    pieces: (sse) => {
+      const deltas = sseJson<{ delta?: { text?: string; partial_json?: string } }>(sse).map(
+        (e) => e.data.delta,
+      );
+      return {
+        text: deltas.flatMap((d) => (d?.text ? [d.text] : [])),
+        args: deltas.flatMap((d) => (d?.partial_json ? [d.partial_json] : [])),
+      };
+    },
+  },
+  {
+    format: 'gemini',
+    path: '/v1beta/models/g:streamGenerateContent?alt=sse',
+    body: { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] },
+    pieces: (sse) => {
+      const parts = sseJson<{
+        candidates: { content: { parts: { text?: string; functionCall?: unknown }[] } }[];
+      }>(sse).flatMap((e) => e.data.candidates?.[0]?.content.parts ?? []);
+      return {
+        text: parts.flatMap((p) => (p.text ? [p.text] : [])),
+        args: parts.flatMap((p) => (p.functionCall ? [JSON.stringify(p.functionCall)] : [])),
+      };
+    },
+  },
+];
+
+for (const s of STREAMS) {
+  test(`${s.format}: afterChunks counts pieces of text and of tool arguments, as in every format`, async () => {
+    const reply = {
+      text: 'alpha beta gamma delta',
+      toolCalls: [{ name: 'write_file', arguments: { path: '/tmp/x/notes.txt', content: 'milk 🥛' } }],
+    };
+    await withEmulator(
+      {
+        responses: [
+          { fail: { kind: 'cut', graceful: true, afterChunks: 2, reply } },
+          { fail: { kind: 'cut', graceful: true, afterChunks: 5, reply } },
+          { fail: { kind: 'stream_error', afterChunks: 0, reply } },
+        ],
+      },
+      async (emu) => {
+        const post = async () => s.pieces((await rawPost(`${emu.url}${s.path}`, s.body)).text);
+        // Two pieces of text (of 6 characters at most, words whole): what a cancel test waits for.
+        expect(await post()).toEqual({ text: ['alpha', ' beta'], args: [] });
+        // The four pieces of text, then the first piece of the call's arguments (Gemini's call is one piece).
+        const five = await post();
+        expect(five.text).toEqual(['alpha', ' beta', ' gamma', ' delta']);
+        expect(five.args).toHaveLength(1);
+        expect(await post()).toEqual({ text: [], args: [] });
+      },
+    );
+  });
+}

@@ -4,7 +4,7 @@ import { anthropicFormat } from './anthropic.js';
 import { geminiFormat } from './gemini.js';
 import { responsesFormat } from './responses.js';
 import type { ScriptChunking, ScriptReply } from './script.js';
-import { contentText, type RoleText } from './template.js';
+import { contentText, type RoleText, roleOf } from './template.js';
 import {
   completionObject,
   dataLine,
@@ -62,7 +62,7 @@ const chatFormat: WireFormat = {
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: (body) =>
     (Array.isArray(body.messages) ? body.messages : []).map((m: { role?: unknown; content?: unknown }) => ({
-      role: String(m?.role),
+      role: roleOf(m?.role),
       text: contentText(m?.content),
     })),
   promptChars: (body) => json(body.messages).length + json(body.tools).length,

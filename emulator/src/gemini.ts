@@ -2,7 +2,7 @@
 // content parts (text, thought text, functionCall), finishReason and usageMetadata on the last chunk.
 import type { WireFormat } from './format.js';
 import type { ScriptChunking, ScriptReply } from './script.js';
-import type { RoleText } from './template.js';
+import { type RoleText, roleOf } from './template.js';
 import {
   argsCharsOf,
   argsObject,
@@ -83,6 +83,10 @@ function chunks(reply: ScriptReply, chunking: ScriptChunking | undefined, who: R
   return parts.map((p, i) => chunk([p], who, i === parts.length - 1 ? { reply } : undefined));
 }
 
+function hasPiece(c: ReturnType<typeof chunk>): boolean {
+  return c.candidates[0]!.content.parts.some((p) => !('text' in p) || p.text !== '');
+}
+
 /** The whole answer in one candidate: the thought, the text, the calls. */
 function whole(reply: ScriptReply, who: ResponseIdentity) {
   const parts: Part[] = [
@@ -93,22 +97,35 @@ function whole(reply: ScriptReply, who: ResponseIdentity) {
   return chunk(parts, who, { reply });
 }
 
-const frame = (data: string): Frame => ({ kind: 'data', text: `data: ${data}\r\n\r\n` });
+const frame = (data: string, content = false): Frame => ({
+  kind: 'data',
+  text: `data: ${data}\r\n\r\n`,
+  content,
+});
 
+/** The text of parts: a list of parts, one part, or (as the API also takes) a plain string. */
 function partsText(parts: unknown): string {
-  return (Array.isArray(parts) ? parts : [])
+  if (typeof parts === 'string') return parts;
+  return (Array.isArray(parts) ? parts : [parts])
     .map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : ''))
     .join('');
 }
 
-/** systemInstruction, each content's text; every functionResponse part is a `tool` message of its own. */
+/**
+ * systemInstruction (or the REST spelling system_instruction; a Content, its parts, or a string), each
+ * content's text; every functionResponse part is a `tool` message of its own.
+ */
 function requestMessages(body: Record<string, unknown>): RoleText[] {
   const out: RoleText[] = [];
-  const sys = body.systemInstruction as { parts?: unknown } | undefined;
-  if (sys) out.push({ role: 'system', text: partsText(sys.parts) });
+  const sys = body.systemInstruction ?? body.system_instruction;
+  if (sys !== undefined && sys !== null)
+    out.push({
+      role: 'system',
+      text: partsText(typeof sys === 'object' && 'parts' in sys ? (sys as { parts: unknown }).parts : sys),
+    });
   for (const c of Array.isArray(body.contents) ? body.contents : []) {
     const { role, parts } = (c ?? {}) as { role?: unknown; parts?: unknown };
-    out.push({ role: role === 'model' ? 'assistant' : String(role ?? 'user'), text: partsText(parts) });
+    out.push({ role: roleOf(role), text: partsText(parts) });
     for (const p of Array.isArray(parts) ? parts : [])
       if (p?.functionResponse) out.push({ role: 'tool', text: JSON.stringify(p.functionResponse.response) });
   }
@@ -129,7 +146,9 @@ export const geminiFormat: WireFormat = {
   messages: requestMessages,
   promptChars: (body) =>
     json(body.systemInstruction ?? '').length + json(body.contents).length + json(body.tools).length,
-  streamFrames: (reply, chunking, who) => chunks(reply, chunking, who).map((c) => frame(JSON.stringify(c))),
+  // Every chunk holds one piece (a text or thought piece, or a whole call); an empty answer's chunk holds none.
+  streamFrames: (reply, chunking, who) =>
+    chunks(reply, chunking, who).map((c) => frame(JSON.stringify(c), hasPiece(c))),
   streamEnd: '',
   // streamGenerateContent without alt=sse answers a JSON array of the chunks.
   complete: (reply, who, path) =>

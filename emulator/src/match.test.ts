@@ -64,3 +64,53 @@ test('both fields of a match must hold, and a match with neither is a script err
     /responses\[0\]\.match\.path: a path like "\/v1\/messages"/,
   );
 });
+
+test('recording twice against one running emulator: each conversation is served the same answers again', async () => {
+  // A recording upstream's script: answers picked by a phrase of the prompt, one conversation with a tool call.
+  const script: Script = {
+    responses: [
+      {
+        match: { bodyIncludes: 'Create notes.txt' },
+        reply: { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'milk' } }] },
+      },
+      { match: { bodyIncludes: 'Create notes.txt' }, reply: { text: 'Done: notes.txt holds your list.' } },
+      { match: { bodyIncludes: 'capital of France' }, reply: { text: 'Paris.' } },
+    ],
+  };
+  const emu = await startEmulator({ script });
+  try {
+    const ask = async (messages: unknown[]) => {
+      const res = await rawPost(`${emu.url}/chat/completions`, { model: 'm', messages });
+      const message = JSON.parse(res.text).choices?.[0]?.message;
+      if (res.status !== 200) return `HTTP ${res.status}`;
+      return message.tool_calls ? JSON.stringify(message.tool_calls) : message.content;
+    };
+    const prompt = { role: 'user', content: 'Create notes.txt with milk' };
+    const notesTest = async () => {
+      const call = await ask([prompt]);
+      const done = await ask([
+        prompt,
+        { role: 'assistant', content: null, tool_calls: JSON.parse(call) },
+        { role: 'tool', tool_call_id: 'call_0', content: 'written' },
+      ]);
+      return [call, done];
+    };
+    const first = [...(await notesTest()), await ask([{ role: 'user', content: 'The capital of France?' }])];
+    expect(first[1]).toBe('Done: notes.txt holds your list.');
+    expect(first[2]).toBe('Paris.');
+    // The whole recording again, then one test again (`-g`): the same answers, the same call ids.
+    const second = [...(await notesTest()), await ask([{ role: 'user', content: 'The capital of France?' }])];
+    expect(second).toEqual(first);
+    expect(await notesTest()).toEqual(first.slice(0, 2));
+    // An extra call in the middle of a conversation is still an exhausted script, not an answer by accident.
+    expect(
+      await ask([
+        prompt,
+        { role: 'assistant', content: 'Done.' },
+        { role: 'user', content: 'Create notes.txt again' },
+      ]),
+    ).toBe('HTTP 400');
+  } finally {
+    await emu.close();
+  }
+});

@@ -111,7 +111,7 @@ test('Responses failures: an HTTP error is the SDK error of that status; a mid-s
   const script: Script = {
     responses: [
       { fail: { kind: 'http', status: 429, message: 'slow down' } },
-      { fail: { kind: 'stream_error', afterChunks: 3, code: 'server_error', message: 'overloaded mid-way' } },
+      { fail: { kind: 'stream_error', afterChunks: 1, code: 'server_error', message: 'overloaded mid-way' } },
     ],
   };
   await withEmulator(script, async (emu, client) => {
@@ -124,11 +124,13 @@ test('Responses failures: an HTTP error is the SDK error of that status; a mid-s
       'response.created',
       'response.in_progress',
       'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
       'error',
     ]);
-    expect(events[3]!.data).toEqual({
+    expect(events[5]!.data).toEqual({
       type: 'error',
-      sequence_number: 3,
+      sequence_number: 5,
       code: 'server_error',
       message: 'overloaded mid-way',
       param: null,

@@ -2,7 +2,7 @@
 // typed event stream `response.created` ... `response.completed`, numbered by `sequence_number`.
 import type { ErrorFields, WireFormat } from './format.js';
 import type { ScriptChunking, ScriptReply } from './script.js';
-import { contentText, type RoleText } from './template.js';
+import { contentText, type RoleText, roleOf } from './template.js';
 import {
   argsCharsOf,
   argsText,
@@ -153,6 +153,13 @@ function opened(item: Item): object {
   return { ...item, status: 'in_progress', arguments: '' };
 }
 
+/** The events that carry a piece of what the model generates (what `afterChunks` counts). */
+const PIECE_EVENTS = new Set([
+  'response.output_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.function_call_arguments.delta',
+]);
+
 function streamFrames(
   reply: ScriptReply,
   chunking: ScriptChunking | undefined,
@@ -175,14 +182,20 @@ function streamFrames(
     `response.${final.status === 'incomplete' ? 'incomplete' : 'completed'}`,
     { response: final },
   ]);
-  return events.map(([type, data], sequence_number) => eventFrame(type, { type, sequence_number, ...data }));
+  return events.map(([type, data], sequence_number) =>
+    eventFrame(type, { type, sequence_number, ...data }, PIECE_EVENTS.has(type)),
+  );
 }
 
 function inputMessages(body: Record<string, unknown>): RoleText[] {
   const out: RoleText[] = [];
   if (typeof body.instructions === 'string') out.push({ role: 'system', text: body.instructions });
   if (typeof body.input === 'string') out.push({ role: 'user', text: body.input });
-  for (const item of Array.isArray(body.input) ? body.input : []) {
+  // `instructions` may also be a list of input items (each a system or developer message).
+  const listed = Array.isArray(body.instructions)
+    ? body.instructions.map((i: unknown) => ({ role: 'system', ...(i as object) }))
+    : [];
+  for (const item of [...listed, ...(Array.isArray(body.input) ? body.input : [])]) {
     if (!item || typeof item !== 'object') continue;
     const i = item as {
       type?: unknown;
@@ -193,8 +206,7 @@ function inputMessages(body: Record<string, unknown>): RoleText[] {
     };
     if (i.type === 'function_call_output') out.push({ role: 'tool', text: contentText(i.output) });
     else if (i.type === 'function_call') out.push({ role: 'assistant', text: String(i.arguments ?? '') });
-    else if (typeof i.role === 'string')
-      out.push({ role: i.role === 'developer' ? 'system' : i.role, text: contentText(i.content) });
+    else if (typeof i.role === 'string') out.push({ role: roleOf(i.role), text: contentText(i.content) });
   }
   return out;
 }

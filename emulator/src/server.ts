@@ -14,7 +14,7 @@ import {
   type ScriptMatch,
   type ScriptReply,
 } from './script.js';
-import { applyVars, resolveVars, usedVars, VarNotFound } from './template.js';
+import { applyVars, type RoleText, resolveVars, usedVars, VarNotFound } from './template.js';
 import { type Frame, framesBefore, type ResponseIdentity } from './wire.js';
 
 /** How to start an emulator: a script value (validated here) or a script file. */
@@ -193,12 +193,30 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
 
   /** The first unused entry whose `match` the request meets, else the first unused entry without one. */
   let respondedCount = 0;
-  function pick(path: string, text: string): number | undefined {
+  function pickUnused(path: string, text: string): number | undefined {
     const free = (i: number) => !consumed.has(i);
     const matched = script.responses.findIndex((e, i) => free(i) && e.match && matches(e.match, path, text));
     if (matched >= 0) return matched;
     const next = script.responses.findIndex((e, i) => free(i) && !e.match);
     return next >= 0 ? next : undefined;
+  }
+
+  /**
+   * The entry for a request. A recording run against a running emulator is repeatable: a request that starts a
+   * conversation (no model turn, no tool output yet), finds no unused entry and meets a `match` entry that an
+   * earlier run used starts the script over, so recording again (or one test again) is served the same answers
+   * with the same ids. A request in the middle of a conversation, or one no `match` meets, is still told the
+   * script is exhausted.
+   */
+  function pick(path: string, text: string, messages: readonly RoleText[]): number | undefined {
+    const n = pickUnused(path, text);
+    if (n !== undefined) return n;
+    const starts = messages.every((m) => m.role !== 'assistant' && m.role !== 'tool');
+    if (!starts || !script.responses.some((e) => e.match && matches(e.match, path, text))) return undefined;
+    consumed.clear();
+    toolCallCounter = 0;
+    log(`emulator: every response was served; the script starts over for a new conversation`);
+    return pickUnused(path, text);
   }
 
   async function serveReply(
@@ -325,7 +343,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   ): Promise<void> {
     // A prompt-aware responder answers by content; otherwise the script does (match, then order).
     const responded = opts.respond ? opts.respond(body, entry) : undefined;
-    const n = opts.respond ? (responded ? respondedCount++ : undefined) : pick(path, text);
+    const n = opts.respond
+      ? responded
+        ? respondedCount++
+        : undefined
+      : pick(path, text, fmt.messages(body));
     if (n === undefined) {
       entry.served = 'exhausted';
       const message = withMatch

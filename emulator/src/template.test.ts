@@ -84,3 +84,81 @@ test('a var pattern that does not compile, or has no capture group, is a script 
     parseScript({ vars: { x: { from: 'nowhere', pattern: '(a)' } }, responses: [] }, 's.json'),
   ).toThrow(/vars\.x\.from/);
 });
+
+test('from "system" finds system text wherever a format puts it, a system message inside the messages too', async () => {
+  const sys = 'Working directory: /tmp/acp-snap-1f2e3d4c-Xy9/work';
+  const user = (text: string) => ({ role: 'user', content: text });
+  // Each format's route, non-streamed, and requests with the system text in each place that format allows.
+  const places: Array<[string, string, Record<string, unknown>]> = [
+    [
+      'chat, a developer message',
+      '/v1/chat/completions',
+      { messages: [{ role: 'developer', content: sys }, user('hi')] },
+    ],
+    [
+      'chat, a trailing system message',
+      '/v1/chat/completions',
+      { messages: [user('hi'), { role: 'system', content: sys }] },
+    ],
+    ['responses, instructions as a string', '/v1/responses', { instructions: sys, input: 'hi' }],
+    [
+      'responses, instructions as items',
+      '/v1/responses',
+      { instructions: [{ role: 'developer', content: sys }], input: 'hi' },
+    ],
+    [
+      'responses, a system item',
+      '/v1/responses',
+      {
+        input: [
+          { type: 'message', role: 'system', content: [{ type: 'input_text', text: sys }] },
+          user('hi'),
+        ],
+      },
+    ],
+    [
+      'anthropic, top-level system blocks',
+      '/v1/messages',
+      { system: [{ type: 'text', text: sys }], messages: [user('hi')] },
+    ],
+    [
+      'anthropic, a system message inside messages',
+      '/v1/messages',
+      { messages: [user('hi'), { role: 'system', content: [{ type: 'text', text: sys }] }] },
+    ],
+    [
+      'gemini, systemInstruction',
+      '/v1beta/models/g:generateContent',
+      { systemInstruction: { parts: [{ text: sys }] }, contents: [] },
+    ],
+    [
+      'gemini, system_instruction',
+      '/v1beta/models/g:generateContent',
+      { system_instruction: { parts: [{ text: sys }] }, contents: [] },
+    ],
+    [
+      'gemini, systemInstruction as a string',
+      '/v1beta/models/g:generateContent',
+      { systemInstruction: sys, contents: [] },
+    ],
+  ];
+  const emu = await startEmulator({
+    script: parseScript({
+      vars: { cwd: vars.cwd },
+      responses: places.map(() => ({ reply: { text: 'I am in ${cwd}.' } })),
+    }),
+  });
+  try {
+    const answers: Record<string, string> = {};
+    for (const [where, path, body] of places) {
+      const res = await rawPost(`${emu.url}${path}`, { model: 'm', max_tokens: 9, ...body });
+      answers[where] = res.status === 200 ? res.text : `HTTP ${res.status}`;
+    }
+    const missed = Object.entries(answers).filter(
+      ([, text]) => !text.includes('I am in /tmp/acp-snap-1f2e3d4c-Xy9/work.'),
+    );
+    expect(missed.map(([where, text]) => `${where}: ${text.slice(0, 160)}`)).toEqual([]);
+  } finally {
+    await emu.close();
+  }
+});

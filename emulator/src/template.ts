@@ -37,6 +37,16 @@ export interface RoleText {
   text: string;
 }
 
+/**
+ * A message's role as vars see it: `developer` (OpenAI's newer name for system text) is `system` and Gemini's
+ * `model` is `assistant` in every format, so `from: "system"` finds system text wherever a format puts it.
+ */
+export function roleOf(role: unknown, fallback = 'user'): string {
+  if (role === 'developer') return 'system';
+  if (role === 'model') return 'assistant';
+  return typeof role === 'string' ? role : fallback;
+}
+
 /** The text of an OpenAI-style content (a string, or parts with `text`). */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;

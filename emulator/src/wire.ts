@@ -200,8 +200,12 @@ export function completionObject(reply: ScriptReply, who: ResponseIdentity): Chu
   };
 }
 
-/** One SSE frame: a data line or a keep-alive comment. */
-export type Frame = { kind: 'data'; text: string } | { kind: 'comment'; text: string };
+/**
+ * One SSE frame: a data line or a keep-alive comment. `content` marks a data frame that carries a piece of
+ * what the model generates (text, reasoning, tool-call arguments): what a failure's `afterChunks` counts, the
+ * same way in every format, whatever envelope events the format streams around the pieces.
+ */
+export type Frame = { kind: 'data'; text: string; content?: boolean } | { kind: 'comment'; text: string };
 
 /** The keep-alive comment DeepSeek interleaves while a response is being produced. */
 export const KEEP_ALIVE = ': keep-alive\n\n';
@@ -217,19 +221,32 @@ export function frames(chunks: Chunk[], chunking: ScriptChunking | undefined): F
   const out: Frame[] = [];
   if (every > 0) out.push({ kind: 'comment', text: KEEP_ALIVE });
   chunks.forEach((c, i) => {
-    out.push({ kind: 'data', text: dataLine(c) });
+    out.push({ kind: 'data', text: dataLine(c), content: carriesContent(c) });
     if (every > 0 && (i + 1) % every === 0 && i + 1 < chunks.length)
       out.push({ kind: 'comment', text: KEEP_ALIVE });
   });
   return out;
 }
 
-/** Frames up to (not including) the data chunk number `n` (comments before it are kept). */
+/** Whether a chat chunk carries a non-empty piece of text, reasoning or tool-call arguments. */
+function carriesContent(c: Chunk): boolean {
+  const delta = (c.choices as Array<{ delta?: Record<string, unknown> }> | undefined)?.[0]?.delta;
+  if (!delta) return false;
+  const calls = (delta.tool_calls ?? []) as Array<{ function?: { arguments?: unknown } }>;
+  return [delta.content, delta.reasoning_content, ...calls.map((t) => t.function?.arguments)].some(
+    (v) => typeof v === 'string' && v !== '',
+  );
+}
+
+/**
+ * Frames up to (not including) the content frame number `n`: the first `n` pieces the model generates, with
+ * every frame that opens or frames them (role chunk, message_start, content_block_start, keep-alives...).
+ */
 export function framesBefore(all: Frame[], n: number): Frame[] {
   const out: Frame[] = [];
   let seen = 0;
   for (const f of all) {
-    if (f.kind === 'data') {
+    if (f.kind === 'data' && f.content) {
       if (seen === n) break;
       seen++;
     }
@@ -269,8 +286,8 @@ export function errorBody(
 }
 
 /** One named SSE event (`event: NAME` + its data), as the Responses and Anthropic streams frame them. */
-export function eventFrame(event: string, data: unknown): Frame {
-  return { kind: 'data', text: `event: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
+export function eventFrame(event: string, data: unknown, content = false): Frame {
+  return { kind: 'data', text: `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`, content };
 }
 
 /** A tool call's arguments as the object APIs that take no string want (a string that is not JSON stays one). */

@@ -15,6 +15,7 @@ import { agentEnv } from './driver/driver.js';
 import {
   type HttpModel,
   type HttpModelSource,
+  recordModeOf,
   startHttpModel,
   withModelBaseUrl,
   withModelServer,
@@ -71,6 +72,26 @@ export interface AcpWorkerFixtures {
   acpBaseDir: string;
 }
 
+/** A test's exchange log: the model's own, or the one beside the test's snapshots. */
+function exchangesPath(model: HttpModelSource, testInfo: TestInfo): string {
+  return model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
+}
+
+/** The user's project: the directory of the Playwright config (where a profile's relative paths start). */
+function configDir(testInfo: TestInfo): string {
+  return testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
+}
+
+/**
+ * A profile's command line as it runs: the agent starts in the test's cwd, so paths in it that exist relative
+ * to the config's directory are made absolute.
+ */
+function agentCommandLine(command: readonly string[], testInfo: TestInfo): string[] {
+  const base = configDir(testInfo);
+  return command.map((a, i) =>
+    (i > 0 || a.includes('/')) && !isAbsolute(a) && existsSync(resolve(base, a)) ? resolve(base, a) : a,
+  );
+}
 export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   agentProfile: [{ command: [] }, { option: true }],
   workspaceSeed: [undefined, { option: true }],
@@ -101,8 +122,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         );
       return use(undefined);
     }
-    const exchanges =
-      model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
+    const exchanges = exchangesPath(model, testInfo);
     const server = await startHttpModel(
       { ...model, exchanges },
       rootMap(roots),
@@ -119,13 +139,19 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     }
   },
 
-  roots: async ({ acpBaseDir, workspaceSeed, agentProfile }, use, testInfo) => {
+  roots: async ({ acpBaseDir, workspaceSeed, agentProfile, model }, use, testInfo) => {
     const dirs = new RunDirs();
-    const install = installDir(agentProfile.command);
+    // The command as it will run (`./node_modules/.bin/qwen` is the project's): its install directory and the
+    // project's are roots, so a checkout at another path replays what this one recorded.
+    const install = installDir(agentCommandLine(agentProfile.command, testInfo));
     const roots = await createTestRoots(testInfo.titlePath.join(' › '), {
       base: acpBaseDir,
       ...(workspaceSeed ? { seedDir: resolve(workspaceSeed) } : {}),
       ...(install ? { install } : {}),
+      project: configDir(testInfo),
+      ...(model.kind === 'http' && recordModeOf(model) === 'none'
+        ? { replaying: exchangesPath(model, testInfo) }
+        : {}),
     });
     dirs.track(roots);
     await use(roots);
@@ -156,12 +182,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, withModelBaseUrl(content, httpModel?.url));
     }
-    // The agent starts in the test's cwd: paths in its command line are relative to the config's directory.
-    const base = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
-    const command = agentProfile.command.map((a, i) =>
-      (i > 0 || a.includes('/')) && !isAbsolute(a) && existsSync(resolve(base, a)) ? resolve(base, a) : a,
-    );
-    await use({ command, env, profile: agentProfile });
+    await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
   acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {

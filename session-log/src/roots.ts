@@ -22,7 +22,8 @@ export type VolatileRoots = Record<string, string | undefined>;
 /**
  * The placeholder names, in the order their meanings are documented: the session cwd, the seeded
  * parent of a cwd (`flags.workspaceParent`), persistence, spill, the generated HOME, the test's own
- * root directory, the machine's real home, the agent's install directory, the real user name.
+ * root directory, the machine's real home, the agent's install directory, the user's project directory, the
+ * real user name.
  */
 export const ROOT_NAMES = [
   'cwd',
@@ -33,6 +34,7 @@ export const ROOT_NAMES = [
   'root',
   'realHome',
   'install',
+  'project',
   'user',
 ] as const;
 

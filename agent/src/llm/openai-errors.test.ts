@@ -32,8 +32,8 @@ for (const [status, code, message] of httpCases) {
 test('a stream cut mid-way yields the prefix, then stream_cut; a clean end without finish_reason is stream_cut too', async () => {
   const script: Script = {
     responses: [
-      { fail: { kind: 'cut', afterChunks: 4, reply: { text: 'alpha beta gamma delta epsilon' } } },
-      { fail: { kind: 'cut', afterChunks: 3, graceful: true, reply: { text: 'alpha beta gamma delta' } } },
+      { fail: { kind: 'cut', afterChunks: 3, reply: { text: 'alpha beta gamma delta epsilon' } } },
+      { fail: { kind: 'cut', afterChunks: 2, graceful: true, reply: { text: 'alpha beta gamma delta' } } },
     ],
   };
   await withPlugin(script, async ({ plugin }) => {
@@ -52,8 +52,8 @@ test('a stream cut mid-way yields the prefix, then stream_cut; a clean end witho
 test('a malformed chunk is malformed_chunk naming the bad data; an error object mid-stream is stream_error', async () => {
   const script: Script = {
     responses: [
-      { fail: { kind: 'malformed', afterChunks: 2, data: '{"choices":[{"delta":{"content":"x"' } },
-      { fail: { kind: 'stream_error', afterChunks: 2, message: 'model overloaded, try again' } },
+      { fail: { kind: 'malformed', afterChunks: 1, data: '{"choices":[{"delta":{"content":"x"' } },
+      { fail: { kind: 'stream_error', afterChunks: 1, message: 'model overloaded, try again' } },
     ],
   };
   await withPlugin(script, async ({ plugin, logs }) => {
@@ -88,7 +88,7 @@ test('a stream that hangs after some chunks aborts with LlmAbortError after yiel
         {
           fail: {
             kind: 'hang',
-            afterChunks: 3,
+            afterChunks: 2,
             reply: { text: 'one two three four' },
             chunking: { keepAliveEvery: 0 },
           },

@@ -7,7 +7,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { RootReplacer } from '@acp-snapshot/session-log';
 import { machineRoots } from '../roots/roots.js';
-import { isIdentifyingUserName } from '../roots/secrets.js';
+import { isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 
 /** The model endpoint a recording uses. */
 export type RecordTarget =
@@ -104,7 +104,8 @@ export function scrubSecrets(text: string, secrets: ScrubSecrets): string {
   out = out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, 'sk-[redacted]');
   // The same roots, names and boundary rule as every other surface (session-log roots.ts).
   const user = isIdentifyingUserName(secrets.user) ? secrets.user : undefined;
-  return RootReplacer.of({ realHome: secrets.home, user }).text(out);
+  const realHome = isIdentifyingHome(secrets.home) ? secrets.home : undefined;
+  return RootReplacer.of({ realHome, user }).text(out);
 }
 
 /** A scenario's fixture files as written by record and refresh. */

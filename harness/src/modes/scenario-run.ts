@@ -96,7 +96,11 @@ export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
   const written = await loadScenario(paths.input);
   const command = scenarioAgentCommand(written, paths.input, opts);
   const install = installDir(command);
-  const rootsOpts: RootsOptions = { seedDir: paths.workspace, ...(install ? { install } : {}) };
+  const rootsOpts: RootsOptions = {
+    seedDir: paths.workspace,
+    ...(install ? { install } : {}),
+    ...(opts.mode === 'record' ? {} : { replaying: paths.session }),
+  };
   if (written.flags.workspaceParent) rootsOpts.workspaceParent = written.flags.workspaceParent;
   const roots = await createTestRoots(paths.name, rootsOpts);
   opts.dirs.track(roots);

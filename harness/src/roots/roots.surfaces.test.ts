@@ -23,7 +23,7 @@ import { normalizeStdout } from '../normalize/normalize.js';
 const runRoots = fc
   .tuple(
     fc.stringMatching(/^[A-Za-z0-9]{6}$/),
-    fc.constantFrom('/root', '/home/alice', '/Users/bob smith'),
+    fc.constantFrom('/home/dana', '/home/alice', '/Users/bob smith'),
     fc.constantFrom(undefined, 'alice', 'bob'),
   )
   .map(([rand, realHome, user]) => {

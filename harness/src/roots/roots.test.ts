@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { createTestRoots, machineRoots, removeTestRoots, rootMap, scenarioKey } from './roots.js';
+import { isIdentifyingHome } from './secrets.js';
 
 test('roots are fresh, isolated, seeded, and of fixed length per scenario', async () => {
   const seed = await mkdtemp(join(tmpdir(), 'seed-'));
@@ -27,8 +28,9 @@ test('roots are fresh, isolated, seeded, and of fixed length per scenario', asyn
       root: a.root,
       ...machineRoots(),
     });
-    // The machine's real home is a root of every run (tool output may show it), never the generated HOME.
-    expect(a.realHome).toBe(userInfo().homedir);
+    // The machine's real home is a root of every run (tool output may show it), never the generated HOME,
+    // when it identifies someone: root's `/root` is a fixed path, the same for every account that replays.
+    expect(a.realHome).toBe(isIdentifyingHome(userInfo().homedir) ? userInfo().homedir : undefined);
     expect(scenarioKey('hello')).not.toBe(scenarioKey('hello2'));
   } finally {
     await Promise.all([removeTestRoots(a), removeTestRoots(b), rm(seed, { recursive: true })]);
@@ -76,5 +78,41 @@ test('a symlinked base records the real path as an alias', async () => {
     await removeTestRoots(r);
     await rm(link);
     await rm(real, { recursive: true });
+  }
+});
+
+test('a home is a root only when it identifies someone: not a fixed system path, not a common account', () => {
+  const roots = ['/home/alice', '/Users/bob smith', '/home/carol.d', '/srv/homes/erin'];
+  const constants = [
+    '/root',
+    '/',
+    '',
+    '/nonexistent',
+    '/app',
+    '/home/node',
+    '/home/runner',
+    '/var/root',
+    '/home/USER',
+  ];
+  expect(roots.filter((h) => isIdentifyingHome(h))).toEqual(roots);
+  expect(constants.filter((h) => isIdentifyingHome(h))).toEqual([]);
+});
+
+test('replaying a recording that names a real home, this run hides its own home even when it names nobody', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'recording-'));
+  try {
+    const named = join(dir, 'named.jsonl');
+    const plain = join(dir, 'plain.jsonl');
+    await writeFile(named, '{"text":"{{realHome}}\\nHOME={{home}}"}\n');
+    await writeFile(plain, '{"agent_name":"/root"}\n');
+    const home = userInfo().homedir;
+    // Recorded where the home identified someone: root's /root stands for it here.
+    expect(machineRoots(named).realHome).toBe(home !== '/' ? home : undefined);
+    // Recorded as root (the constant /root kept as written), or no recording: the rule alone.
+    const ruled = isIdentifyingHome(home) ? home : undefined;
+    expect(machineRoots(plain).realHome).toBe(ruled);
+    expect(machineRoots(join(dir, 'missing.jsonl')).realHome).toBe(ruled);
+  } finally {
+    await rm(dir, { recursive: true });
   }
 });

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { isIdentifyingUserName } from './secrets.js';
+import { isIdentifyingHome, isIdentifyingUserName } from './secrets.js';
 
 /** The isolated directories of one test run of a scenario. */
 export interface TestRoots {
@@ -31,6 +31,8 @@ export interface TestRoots {
   modelBaseUrl?: string;
   /** Its `127.0.0.1:PORT` alone (what agents print in warnings). */
   modelHost?: string;
+  /** The user's project (the config's directory): agents quote files in it (qwen lists its bundled skills). */
+  project?: string;
 }
 
 /** Options for {@link createTestRoots}. */
@@ -43,13 +45,18 @@ export interface RootsOptions {
   base?: string;
   /** The agent's install directory, replaced by `{{install}}`. */
   install?: string;
+  /** The project directory, replaced by `{{project}}` (the longer of it and the install directory wins). */
+  project?: string;
+  /** The recording this run replays (see {@link machineRoots}). */
+  replaying?: RecordingText;
 }
 
 /**
- * The machine's own roots: its real home and (when it identifies someone) the user name. Every
- * surface replaces them, so output that shows them replays on the machine that recorded it and on any other.
+ * The machine's own roots: its real home and its user name, each when it identifies someone (secrets.ts).
+ * Every surface replaces them, so output that shows them replays on the machine that recorded it and on any
+ * other; a home that names nobody (`/root`) stays as written, so a recording made as root replays for anyone.
  */
-export function machineRoots(): { realHome?: string; user?: string } {
+export function machineRoots(replaying?: RecordingText): { realHome?: string; user?: string } {
   const out: { realHome?: string; user?: string } = {};
   // The account's home (passwd) rather than $HOME: commands show it (`getent`, `~user`) whatever HOME says.
   let home = homedir();
@@ -60,8 +67,19 @@ export function machineRoots(): { realHome?: string; user?: string } {
   } catch {
     // No passwd entry: $HOME, and no user name to hide.
   }
-  if (home && home !== '/') out.realHome = home;
+  // A home that names nobody is no root, unless the recording being replayed names a real home (it was made
+  // where the home identified someone): then this run's home is what it stands for.
+  if (isIdentifyingHome(home) || (home && home !== '/' && namesRealHome(replaying))) out.realHome = home;
   return out;
+}
+
+/** A recording's file (a session log, an exchange log): what a replay reads. */
+export type RecordingText = string | undefined;
+
+/** Whether the recording file names the real home (`{{realHome}}`); false when there is none. */
+export function namesRealHome(file: RecordingText): boolean {
+  if (!file || !existsSync(file)) return false;
+  return readFileSync(file, 'utf8').includes('{{realHome');
 }
 
 /** Eight hex characters of sha256(scenario): keys the generated root to the scenario. */
@@ -89,8 +107,9 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
     spillRoot: join(root, 'spill'),
     home: join(root, 'home'),
     aliases: {},
-    ...machineRoots(),
+    ...machineRoots(opts.replaying),
     ...(opts.install ? { install: opts.install } : {}),
+    ...(opts.project ? { project: opts.project } : {}),
   };
   if (opts.workspaceParent) roots.workspaceParent = work;
   await mkdir(work, { recursive: true });
@@ -123,6 +142,8 @@ export function rootMap(r: TestRoots): Record<string, string> {
     root: r.root,
     realHome: r.realHome,
     install: r.install,
+    // After install: when both are the same directory (an agent installed in the project) it is {{install}}.
+    project: r.project,
     user: r.user,
     modelBaseUrl: r.modelBaseUrl,
     modelHost: r.modelHost,

@@ -297,6 +297,28 @@ test('secrets: a home path of a generic user name (/home/user) is not a real hom
   ]);
 });
 
+test('secrets: recorded as root, the constant /root is no secret; a real home still is, whoever runs the guards', async () => {
+  const { dir: s } = await goodScenario('hello');
+  await mkdir(join(s, 'workspace'));
+  await writeFile(
+    join(s, 'workspace', 'notes.md'),
+    '{"agent_name":"/root"} </root>\nread /root/.bashrc\nsee /home/alice/.ssh\n',
+  );
+  const asRoot = async (home: string) =>
+    (await checkFixtures(fx, { ...opts(), home, user: 'root' }))
+      .filter((v) => v.rule === 'secrets')
+      .map((v) => v.message);
+  // The guards of a root account (a CI container): /root names nobody, but another account's home does.
+  expect(await asRoot('/root')).toEqual([
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; scrub it (record mode scrubs automatically) and re-record',
+  ]);
+  // The same fixture checked on a developer's machine: their own home is named as theirs.
+  expect(await asRoot('/home/alice')).toEqual([
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; scrub it (record mode scrubs automatically) and re-record',
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains the real home directory; scrub it (record mode scrubs automatically) and re-record',
+  ]);
+});
+
 test('canonical-log with repoRoot: session logs anywhere in the repository are checked, not only under fixtures/', async () => {
   await goodScenario('hello');
   const raw = serializeLog([{ event: events()[0]! }, ...records()]);

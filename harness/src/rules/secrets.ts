@@ -2,7 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { RootReplacer } from '@acp-snapshot/session-log';
-import { COMMON_USER_NAMES, escapeRegExp, isIdentifyingUserName } from '../roots/secrets.js';
+import {
+  COMMON_USER_NAMES,
+  escapeRegExp,
+  isIdentifyingHome,
+  isIdentifyingUserName,
+} from '../roots/secrets.js';
 import { type GuardContext, type GuardOptions, walkFiles } from './guard-context.js';
 
 export async function checkSecrets(ctx: GuardContext): Promise<void> {
@@ -51,7 +56,8 @@ export function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'te
     },
   ];
   // The real home and user name by the one boundary rule every surface replaces them with (roots.ts).
-  const homeRoot = RootReplacer.of({ realHome: home });
+  // Only a home that identifies someone: `/root` is a fixed path that agents also write as a constant.
+  const homeRoot = RootReplacer.of({ realHome: isIdentifyingHome(home) ? home : undefined });
   if (!homeRoot.empty)
     out.push({ re: { test: (line) => homeRoot.text(line) !== line }, what: 'the real home directory' });
   if (isIdentifyingUserName(user)) {

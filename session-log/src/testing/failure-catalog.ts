@@ -162,7 +162,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
     title: 'the model stream is cut mid-way, before a finish_reason',
     layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [
-      { fail: { kind: 'cut', afterChunks: 3, reply: { text: 'Bytes on a pipe, newline after newline' } } },
+      { fail: { kind: 'cut', afterChunks: 2, reply: { text: 'Bytes on a pipe, newline after newline' } } },
     ],
     override: [
       {
@@ -186,7 +186,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
     layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
     emulator: [
       {
-        fail: { kind: 'malformed', afterChunks: 2, reply: { text: 'Half an answer' }, data: '{"choices":[' },
+        fail: { kind: 'malformed', afterChunks: 1, reply: { text: 'Half an answer' }, data: '{"choices":[' },
       },
     ],
     override: [
@@ -230,7 +230,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
     id: 'hang-then-cancel',
     title: 'the model stops answering mid-stream and the client cancels (documented: stop reason cancelled)',
     layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
-    emulator: [{ fail: { kind: 'hang', afterChunks: 2, reply: { text: 'Sure. The repository has' } } }],
+    emulator: [{ fail: { kind: 'hang', afterChunks: 1, reply: { text: 'Sure. The repository has' } } }],
     override: [{ kind: 'hang', chunks: [text('Sure.')] }],
     expect: {
       recording: 'records',

@@ -1,0 +1,118 @@
+/**
+ * A recording replays on any account: a user's project (e2e/user-project.ts) recorded through the HTTP model
+ * server as root (a CI container) replays as an unprivileged user, and the reverse. Its agent, like codex, sends
+ * the constant `/root` in its requests: root's home is a fixed system path, not a secret, so it is no root
+ * (docs/decisions/0015-real-home-root.md). Run as root (it creates the other account); skipped otherwise.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
+import { expect, test } from '@acp-snapshot/playwright/testing';
+import {
+  type Account,
+  copyUserProject,
+  giveUserProject,
+  RECORDED,
+  recordedFiles,
+  runUserProject,
+  USER_PROJECT_MODEL,
+  writeUserProject,
+} from './user-project.js';
+
+/** The unprivileged account the replays (and the reverse recording) run as. */
+const OTHER = 'acpsnapother';
+
+function otherAccount(): Account {
+  try {
+    execFileSync('id', ['-u', OTHER], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['--create-home', OTHER], { stdio: 'ignore' });
+  }
+  const id = (flag: string) => Number(execFileSync('id', [flag, OTHER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+let emulator: Emulator;
+let work: string;
+test.beforeEach(async () => {
+  emulator = await startEmulator({ script: USER_PROJECT_MODEL });
+  work = await mkdtemp(join(tmpdir(), 'acp-snap-accounts-'));
+  // mkdtemp's directory is its creator's alone; the other account works in the project inside it.
+  await chmod(work, 0o755);
+});
+test.afterEach(async () => {
+  await emulator.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const record = { MODEL_UPSTREAM_URL: '', TINY_MODEL_KEY: 'local-no-key' };
+
+for (const [recorder, replayer] of [
+  ['root', OTHER],
+  [OTHER, 'root'],
+] as const) {
+  test(`recorded as ${recorder}, the test replays as ${replayer}`, async () => {
+    test.skip(
+      process.getuid?.() !== 0,
+      'needs root: it records as root and replays as another account (setpriv)',
+    );
+    expect(userInfo().homedir, 'root of this machine').toBe('/root');
+    const other = otherAccount();
+    const as = (name: string) => (name === 'root' ? undefined : other);
+    const project = join(work, 'project');
+    await writeUserProject(project);
+    await giveUserProject(project, other);
+    const env = { ...record, MODEL_UPSTREAM_URL: emulator.url };
+    const recorded = await runUserProject(project, ['--project=tiny:record'], env, as(recorder));
+    expect(recorded.exitCode, recorded.output).toBe(0);
+    const files = await recordedFiles(project);
+    // The constant stays as the agent sent it; the account's own home and name appear nowhere.
+    expect(files['exchanges.jsonl']).toContain('"agent_name":"/root"');
+    expect(files['exchanges.jsonl']).toContain('You are </root>.');
+    expect(files['stdout.jsonl']).toContain('I am </root>');
+    expect(JSON.stringify(files)).not.toContain('{{realHome}}');
+    expect(JSON.stringify(files)).not.toContain(OTHER);
+    // Replayed keylessly (the upstream is gone) on the other account, in its checkout of the project.
+    await emulator.close();
+    await giveUserProject(project, other);
+    const replayed = await runUserProject(project, [], {}, as(replayer));
+    expect(replayed.exitCode, `${RECORDED} replayed as ${replayer}:\n${replayed.output}`).toBe(0);
+    expect(replayed.output).toContain('1 passed');
+  });
+}
+
+for (const vendored of [false, true]) {
+  const where = vendored ? 'vendored in the project (its own package)' : 'installed in the project';
+  test(`an agent ${where}: recorded in one checkout, the test replays from a copy at another path, and records there the same files`, async () => {
+    const first = join(work, 'a', 'project');
+    // Another length too: nothing of the recording may depend on where the checkout is.
+    const second = join(work, 'elsewhere', 'ci-checkout', 'project');
+    await mkdir(dirname(first), { recursive: true });
+    await writeUserProject(first, { vendored });
+    const env = { ...record, MODEL_UPSTREAM_URL: emulator.url };
+    const recorded = await runUserProject(first, ['--project=tiny:record'], env);
+    expect(recorded.exitCode, recorded.output).toBe(0);
+    const files = await recordedFiles(first);
+    // The agent's own files are named by the install root and the project's by the project root (the same
+    // directory when the agent is installed in the project), on stdout and in its requests.
+    const install = vendored ? '{{install}}' : '{{install}}/agent';
+    const project = vendored ? '{{project}}' : '{{install}}';
+    expect(files['stdout.jsonl']).toContain(`Bundled skill: ${install}/bundled/skills/review/SKILL.md`);
+    expect(files['stdout.jsonl']).toContain(`Project tests: ${project}/tests`);
+    expect(files['exchanges.jsonl']).toContain(`Your skills are in ${install}/bundled/skills.`);
+    expect(JSON.stringify(files)).not.toContain(work);
+    await copyUserProject(first, second);
+    await test.step('replayed from the copy, keylessly', async () => {
+      const replayed = await runUserProject(second, []);
+      expect(replayed.exitCode, `${RECORDED} replayed from ${second}:\n${replayed.output}`).toBe(0);
+      expect(replayed.output).toContain('1 passed');
+    });
+    await test.step('recorded again in the copy (the emulator still up): the same bytes', async () => {
+      const again = await runUserProject(second, ['--project=tiny:record'], env);
+      expect(again.exitCode, again.output).toBe(0);
+      expect(await recordedFiles(second)).toEqual(files);
+    });
+  });
+}
