@@ -78,11 +78,16 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  httpModel: async ({ model, roots }, use, testInfo) => {
+  httpModel: async ({ model, roots, agentProfile }, use, testInfo) => {
     if (model.kind !== 'http') return use(undefined);
     const exchanges =
       model.exchanges ?? testInfo.snapshotPath(testDirName(testInfo.title), 'exchanges.jsonl');
-    const server = await startHttpModel({ ...model, exchanges }, rootMap(roots), recordHint(testInfo));
+    const ids = [...(agentProfile.requestIds ?? []), ...(model.ids ?? [])];
+    const server = await startHttpModel(
+      { ...model, exchanges, ...(ids.length > 0 ? { ids } : {}) },
+      rootMap(roots),
+      recordHint(testInfo),
+    );
     await use(server);
     await server.finish();
   },

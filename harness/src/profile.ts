@@ -3,6 +3,8 @@
  * asked to exit, the wait for notifications that arrive after the last response) and the extra
  * normalization its volatile fields need. Profiles live in the user's playwright.config.ts.
  */
+
+import type { IdRule } from '@acp-snapshot/model-http';
 import type * as acp from '@agentclientprotocol/sdk';
 
 export interface AgentProfile {
@@ -30,6 +32,17 @@ export interface AgentProfile {
   clientCapabilities?: acp.ClientCapabilities;
   /** The agent's volatile fields, replaced in its stdout before comparison. */
   normalize?: NormalizeRules;
+  /**
+   * The volatile parts of the agent's model requests, for an HTTP model (`model: { kind: 'http' }`): put
+   * before the model source's own `ids`.
+   */
+  requestIds?: IdRule[];
+  /**
+   * Judges the agent's `initialize` answer: a message saying what no longer looks as the profile expects
+   * (the test fails with it), or undefined. The built-in profiles (`agents`) check the agent's name, version
+   * and capabilities with it.
+   */
+  checkInitialize?: (response: acp.InitializeResponse) => string | undefined;
 }
 
 /** How an agent is asked to exit: see {@link AgentProfile.exit}. */
@@ -42,8 +55,8 @@ export interface NormalizeRules {
   patterns?: Array<{ pattern: string; placeholder: string }>;
   /**
    * `session/update` kinds the agent sends at a time that varies (e.g. `available_commands_update`, which the
-   * spec allows at any time): their lines move after all others, in the order they came, so their position
-   * on the wire is not compared.
+   * spec allows at any time): their lines move after all others, kind by kind in the order listed here, each
+   * kind's in the order they came, so their position on the wire is not compared.
    */
   anytimeUpdates?: string[];
 }
@@ -61,11 +74,16 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
     }
   });
   const anytime = new Set(rules.anytimeUpdates ?? []);
-  // One pass: the lines keep their order, the anytime updates follow them in theirs.
+  // One pass: the lines keep their order, the anytime updates follow them, kind by kind in the order the
+  // rules list them (two kinds sent by separate tasks race each other), each kind in its arrival order.
   const rest: string[] = [];
-  const late: string[] = [];
-  for (const line of lines) (anytime.size > 0 && isUpdateOf(line, anytime) ? late : rest).push(line);
-  const ordered = [...rest, ...late];
+  const late = new Map([...anytime].map((kind) => [kind, [] as string[]]));
+  for (const line of lines) {
+    const kind = anytime.size > 0 ? updateKind(line) : undefined;
+    const bucket = kind === undefined ? undefined : late.get(kind);
+    (bucket ?? rest).push(line);
+  }
+  const ordered = [...rest, ...[...late.values()].flat()];
   return ordered.map((line) => {
     let out = line;
     if (rules.paths?.length) {
@@ -78,13 +96,13 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
   });
 }
 
-/** Whether a stdout line is a `session/update` of one of the kinds. */
-function isUpdateOf(line: string, kinds: ReadonlySet<string>): boolean {
+/** The kind of a stdout line that is a `session/update`, else undefined. */
+function updateKind(line: string): string | undefined {
   try {
     const m = JSON.parse(line) as { method?: string; params?: { update?: { sessionUpdate?: string } } };
-    return m.method === 'session/update' && kinds.has(m.params?.update?.sessionUpdate ?? '');
+    return m.method === 'session/update' ? m.params?.update?.sessionUpdate : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
