@@ -5,5 +5,6 @@
  */
 export type { BuiltinAgentOptions } from './builtin.js';
 export { claudeAgentAcp } from './claude-agent-acp.js';
+export { codexAcp } from './codex-acp.js';
 export { geminiCli } from './gemini-cli.js';
 export { qwenCode } from './qwen-code.js';
