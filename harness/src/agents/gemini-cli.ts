@@ -40,6 +40,14 @@ export const geminiCli = builtinAgent({
     },
     requestIds: [
       { pattern: '(?<=[a-z]_)\\d{13}(?=_\\d)', name: 'now' },
+      // Its bundled skills are listed in an order that varies between runs (the system instruction's
+      // <available_skills> and the activate_skill tool's description).
+      { pattern: '<available_skills>[\\s\\S]*?</available_skills>', name: 'skills' },
+      { pattern: "\\(Available: '[^)]*'\\)", name: 'skillNames' },
+      {
+        path: 'tools[*].functionDeclarations[*].parametersJsonSchema.properties.name.enum[*]',
+        name: 'skillName',
+      },
       // The project temp dir `.gemini/tmp/<cwd basename>`: a spelling of the cwd the roots do not catch.
       { pattern: '\\.gemini/tmp/[a-z0-9._-]+', name: 'projectTmp' },
     ],
