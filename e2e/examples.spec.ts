@@ -59,6 +59,7 @@ for (const dir of examples) {
             MODEL_UPSTREAM_URL: '',
             OPENAI_API_KEY: '',
             ANTHROPIC_API_KEY: '',
+            GEMINI_API_KEY: '',
           },
         }));
       await test.info().attach('output.txt', { body: run.all ?? '', contentType: 'text/plain' });

@@ -40,6 +40,7 @@ const RUNTIME_WITHOUT_TEST_TOOLING = ['session-log', 'replay-plugin', 'agent', '
  */
 const HARNESS_LAYERS = [
   'profile.ts',
+  'agents',
   'roots',
   'normalize',
   'scenario',

@@ -113,7 +113,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  httpModel: async ({ model, modelFaults, roots }, use, testInfo) => {
+  httpModel: async ({ model, modelFaults, roots, agentProfile }, use, testInfo) => {
     const faults = Object.entries(modelFaults).map(([name, fault]) => ({ ...fault, name }));
     if (model.kind !== 'http') {
       if (faults.length)
@@ -123,8 +123,10 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       return use(undefined);
     }
     const exchanges = exchangesPath(model, testInfo);
+    // The profile's volatile request fields, then the test's own.
+    const ids = [...(agentProfile.requestIds ?? []), ...(model.ids ?? [])];
     const server = await startHttpModel(
-      { ...model, exchanges },
+      { ...model, exchanges, ...(ids.length > 0 ? { ids } : {}) },
       rootMap(roots),
       recordHint(testInfo),
       process.env,

@@ -13,6 +13,8 @@ import { test as fixtures } from './fixtures.js';
 import { expect } from './matchers.js';
 
 export const test = fixtures;
+/** Built-in profiles of ACP agents on npm: `agents.qwenCode()`, `agents.claudeAgentAcp()`... */
+export * as agents from './agents/index.js';
 export {
   type AcpConfigOptions,
   defineAcpConfig,

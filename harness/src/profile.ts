@@ -3,6 +3,7 @@
  * asked to exit, the wait for notifications that arrive after the last response) and the extra
  * normalization its volatile fields need. Profiles live in the user's playwright.config.ts.
  */
+
 import type * as acp from '@agentclientprotocol/sdk';
 
 export interface AgentProfile {
@@ -30,6 +31,17 @@ export interface AgentProfile {
   clientCapabilities?: acp.ClientCapabilities;
   /** The agent's volatile fields, replaced in its stdout before comparison. */
   normalize?: NormalizeRules;
+  /**
+   * The volatile parts of the agent's model requests, for an HTTP model (`model: { kind: 'http' }`): put
+   * before the model source's own `ids`.
+   */
+  requestIds?: Rule[];
+  /**
+   * Judges the agent's `initialize` answer: a message saying what no longer looks as the profile expects
+   * (the test fails with it), or undefined. The built-in profiles (`agents`) check the agent's name, version
+   * and capabilities with it.
+   */
+  checkInitialize?: (response: acp.InitializeResponse) => string | undefined;
 }
 
 /** How an agent is asked to exit: see {@link AgentProfile.exit}. */

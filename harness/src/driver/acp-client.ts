@@ -146,6 +146,8 @@ export class AcpClient {
         clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
         ...params,
       });
+      const problem = this.snapshot?.profile.checkInitialize?.(r);
+      if (problem) throw new Error(problem);
       return r;
     });
   }

@@ -1,0 +1,54 @@
+/**
+ * claude-agent-acp (`@agentclientprotocol/claude-agent-acp`, Claude Code inside): Anthropic Messages, streamed,
+ * after a `HEAD /` preflight.
+ */
+import { builtinAgent } from './builtin.js';
+
+export const claudeAgentAcp = builtinAgent({
+  name: 'claudeAgentAcp',
+  pkg: '@agentclientprotocol/claude-agent-acp',
+  bin: 'claude-agent-acp',
+  proven: ['0.101.0'],
+  defaultModel: 'claude-sonnet-4-6',
+  initialize: { agentName: '@agentclientprotocol/claude-agent-acp', protocolVersion: 1 },
+  safety: {
+    env: [
+      'ANTHROPIC_BASE_URL',
+      'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+      'DISABLE_TELEMETRY',
+      'DISABLE_AUTOUPDATER',
+      'DISABLE_ERROR_REPORTING',
+    ],
+    home: ['.claude/settings.json#/permissions/defaultMode'],
+  },
+  profile: (model) => ({
+    env: {
+      // The harness's model server: the recording's proxy, or the replay. It answers the `HEAD /` preflight.
+      ANTHROPIC_BASE_URL: '{{modelBaseUrl}}',
+      ANTHROPIC_API_KEY: 'sk-ant-replay-dummy',
+      ANTHROPIC_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    },
+    home: {
+      // Pins metadata.user_id's device_id (otherwise random per HOME, written at first start).
+      '.claude.json': JSON.stringify({ userID: '0'.repeat(64), firstStartTime: '2025-01-01T00:00:00.000Z' }),
+      // Since 0.101 a session starts in `auto`, where edits are approved without asking; a session/set_mode
+      // after session/new races the turn's first model call. The settings file fixes the mode from the start.
+      '.claude/settings.json': JSON.stringify({ permissions: { defaultMode: 'default' } }),
+    },
+    // It never exits when stdin closes; SIGTERM ends it.
+    exit: 'signal',
+    exitGraceMs: 3000,
+    settleMs: 500,
+    normalize: {
+      paths: ['/result/agentInfo/version'],
+      // The session title comes from a model call beside the first turn: its update lands anywhere in the turn.
+      anytimeUpdates: ['available_commands_update', 'session_info_update'],
+    },
+    // metadata.user_id holds the ACP session id.
+    requestIds: [{ path: '/metadata/user_id', placeholder: '{{userId}}' }],
+  }),
+});

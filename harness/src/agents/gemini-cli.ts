@@ -1,0 +1,55 @@
+/** gemini-cli (`@google/gemini-cli`, `gemini --acp`): Gemini generateContent (a router call) and streamGenerateContent. */
+import { builtinAgent } from './builtin.js';
+
+export const geminiCli = builtinAgent({
+  name: 'geminiCli',
+  pkg: '@google/gemini-cli',
+  bin: 'gemini',
+  proven: ['0.61.0'],
+  defaultModel: 'gemini-3.5-flash',
+  initialize: { agentName: 'gemini-cli', protocolVersion: 1 },
+  safety: {
+    env: ['GOOGLE_GEMINI_BASE_URL'],
+    home: [
+      '.gemini/settings.json#/general/disableAutoUpdate',
+      '.gemini/settings.json#/general/disableUpdateNag',
+      '.gemini/settings.json#/privacy/usageStatisticsEnabled',
+      '.gemini/settings.json#/telemetry/enabled',
+    ],
+  },
+  profile: (model) => ({
+    args: ['--acp', '--model', model],
+    // No `/v1beta`: the client adds it.
+    env: { GEMINI_API_KEY: 'replay-dummy-key', GOOGLE_GEMINI_BASE_URL: '{{modelBaseUrl}}' },
+    home: {
+      '.gemini/settings.json': JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      }),
+    },
+    // It exits within ~0.25 s of stdin closing.
+    exitGraceMs: 5000,
+    settleMs: 500,
+    normalize: {
+      paths: ['/result/agentInfo/version'],
+      // A function call's id is `<tool>_<Date.now()>_<n>` (its tool call id on stdout holds it too).
+      patterns: [{ pattern: '_\\d{13}_(\\d+)', placeholder: '_{{now}}_$1' }],
+      anytimeUpdates: ['available_commands_update'],
+    },
+    requestIds: [
+      { pattern: '(?<=[a-z]_)\\d{13}(?=_\\d)', placeholder: '{{now}}' },
+      // Its bundled skills are listed in an order that varies between runs (the system instruction's
+      // <available_skills> and the activate_skill tool's description).
+      { pattern: '<available_skills>[\\s\\S]*?</available_skills>', placeholder: '{{skills}}' },
+      { pattern: "\\(Available: '[^)]*'\\)", placeholder: '{{skillNames}}' },
+      {
+        path: '/tools/*/functionDeclarations/*/parametersJsonSchema/properties/name/enum/*',
+        placeholder: '{{skillName}}',
+      },
+      // The project temp dir `.gemini/tmp/<cwd basename>`: a spelling of the cwd the roots do not catch.
+      { pattern: '\\.gemini/tmp/[a-z0-9._-]+', placeholder: '{{projectTmp}}' },
+    ],
+  }),
+});
