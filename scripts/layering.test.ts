@@ -46,6 +46,7 @@ const HARNESS_LAYERS = [
   'process',
   'driver',
   'compare',
+  'coverage',
   'rules',
   'modes',
   'model',

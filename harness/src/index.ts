@@ -15,6 +15,8 @@ import { expect } from './matchers.js';
 export const test = fixtures;
 export {
   type AcpConfigOptions,
+  COVERAGE_PROJECT,
+  type CoverageOptions,
   defineAcpConfig,
   type ScenarioProjectsOptions,
   scenarioProjects,
