@@ -154,8 +154,8 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
           title: `${of} → error ${String(m.error.code)}`,
           body: clip(String(m.error.message ?? '')),
         });
-      else if (of === 'session/prompt' && isObject(m.result))
-        push({ kind: 'response', title: `stop: ${String(m.result.stopReason)}`, body: '' });
+      else if (isObject(m.result) && typeof m.result.stopReason === 'string')
+        push({ kind: 'response', title: `stop: ${m.result.stopReason}`, body: '' });
       else if (of !== 'session/set_mode' && of !== 'session/set_config_option')
         push({ kind: 'info', title: `${of} → ok`, body: '' });
       nextRequest++;
@@ -172,13 +172,16 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       const tool = isObject(params.toolCall) ? params.toolCall : {};
       push({
         kind: 'permission',
-        title: `permission: ${String(tool.title ?? tools.get(String(tool.toolCallId))?.name ?? tool.toolCallId ?? '')}`,
+        title: `permission asked: ${String(tool.title ?? tools.get(String(tool.toolCallId))?.name ?? tool.toolCallId ?? '')}`,
         body: `options: ${options.map((o) => `${String(o.name)} (${String(o.kind)})`).join(', ')}${
           outcome
             ? `\nanswered: ${chosen ? `${String(chosen.name)} (${String(chosen.kind)})` : String(outcome.outcome)}`
             : ''
         }`,
       });
+      // The tool's later updates belong after the question: they open a block of their own.
+      const asked = tools.get(String(tool.toolCallId));
+      if (asked) asked.closed = true;
       continue;
     }
     if (typeof m.method === 'string' && m.method !== 'session/update') {
