@@ -6,9 +6,40 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
+import type { Cause } from '../compare/causes.js';
 import type { TestWire, WireLine } from './coverage.js';
 
 export const WIRE_DIR = 'acp-wires';
+/** Where a failing scenario's causes go, for the run's per-cause summary in the report. */
+export const CAUSES_DIR = 'acp-causes';
+
+type RecordInfo = Pick<TestInfo, 'project' | 'titlePath' | 'testId' | 'repeatEachIndex' | 'retry' | 'title'>;
+
+const fileOf = (info: RecordInfo, dir: string) =>
+  join(info.project.outputDir, dir, `${info.testId}-${info.repeatEachIndex}-${info.retry}.json`);
+
+/** Keeps a cause of this test's failure (the scenario is the test's title), for the run's summary. */
+export function writeTestCause(info: RecordInfo, cause: Cause): void {
+  const file = fileOf(info, CAUSES_DIR);
+  mkdirSync(join(info.project.outputDir, CAUSES_DIR), { recursive: true });
+  const kept: { scenario: string; causes: Cause[] } = existsSync(file)
+    ? JSON.parse(readFileSync(file, 'utf8'))
+    : { scenario: info.title, causes: [] };
+  if (!kept.causes.some((c) => c.key === cause.key)) kept.causes.push(cause);
+  writeFileSync(file, JSON.stringify(kept));
+}
+
+/** The causes kept under these project output directories. */
+export function readTestCauses(dirs: readonly string[]): { scenario: string; causes: Cause[] }[] {
+  const out: { scenario: string; causes: Cause[] }[] = [];
+  for (const d of new Set(dirs)) {
+    const dir = join(d, CAUSES_DIR);
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir).sort())
+      if (f.endsWith('.json')) out.push(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+  }
+  return out;
+}
 
 /** A test's title path below its project: `file › describe › title`. */
 export function testPath(info: Pick<TestInfo, 'titlePath'>): string {
@@ -17,7 +48,7 @@ export function testPath(info: Pick<TestInfo, 'titlePath'>): string {
 
 /** Keeps what this test put on the wire, for the run's coverage. */
 export function writeTestWire(
-  info: Pick<TestInfo, 'project' | 'titlePath' | 'testId' | 'repeatEachIndex' | 'retry'>,
+  info: Omit<RecordInfo, 'title'>,
   sent: readonly WireLine[],
   received: readonly WireLine[],
 ): void {
@@ -29,7 +60,7 @@ export function writeTestWire(
     sent: sent.map(({ text, process }) => ({ text, process })),
     received: received.map(({ text, process }) => ({ text, process })),
   };
-  writeFileSync(join(dir, `${info.testId}-${info.repeatEachIndex}-${info.retry}.json`), JSON.stringify(wire));
+  writeFileSync(fileOf(info as RecordInfo, WIRE_DIR), JSON.stringify(wire));
 }
 
 /**

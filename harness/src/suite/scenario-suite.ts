@@ -16,7 +16,7 @@ import { attachConversation } from '../compare/conversation.js';
 import { shortError } from '../compare/short-error.js';
 import { driftFindings, type Finding, readExpected, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
-import { writeTestWire } from '../coverage/coverage-records.js';
+import { writeTestCause, writeTestWire } from '../coverage/coverage-records.js';
 import { DriverError } from '../driver/driver.js';
 import { expect } from '../matchers.js';
 import { recordScenario, recordTargetFor } from '../modes/record.js';
@@ -88,6 +88,7 @@ const findingExpect = baseExpect.extend({
 /** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
 function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
   if (!cause) return;
+  writeTestCause(testInfo, cause);
   testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
   testInfo.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
 }
