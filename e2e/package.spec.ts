@@ -96,8 +96,16 @@ test('the packed harness installs into a project outside the repository and its 
       expect(wire).toContain('"sessionUpdate":"tool_call"');
       const second = await sh('npx playwright test', project);
       expect(second.exitCode, second.all).toBe(0);
-      expect(second.all).toContain('2 passed');
+      // The two tests, and the run's protocol coverage (defineAcpConfig's acp-coverage teardown).
+      expect(second.all).toContain('3 passed');
+      expect(second.all).toContain('[acp-coverage]');
     });
+    const ours = [
+      process.execPath,
+      join(REPO_ROOT, 'agent/dist/main.js'),
+      '--overlay',
+      join(REPO_ROOT, 'agent/overlays/replay.json'),
+    ];
     await test.step('our agent, replaying recorded model answers, runs the same spec', async () => {
       const scenarios = join(fixturesDir(), 'scenarios');
       await cp(join(scenarios, 'hello/session.jsonl'), join(project, 'recordings/hello.jsonl'));
@@ -106,12 +114,6 @@ test('the packed harness installs into a project outside the repository and its 
         join(scenarios, 'cancel-mid-stream/replay.override.json'),
         join(project, 'recordings/hang.override.json'),
       );
-      const ours = [
-        process.execPath,
-        join(REPO_ROOT, 'agent/dist/main.js'),
-        '--overlay',
-        join(REPO_ROOT, 'agent/overlays/replay.json'),
-      ];
       // One project per recording: the model answers a test gets are the ones recorded for its prompt.
       await writeFile(
         join(project, 'ours.config.ts'),
@@ -137,6 +139,31 @@ export default {
       expect(log).toContain('"cwd":"{{cwd}}"');
       const wire = await readFile(join(dir, 'stdout.jsonl'), 'utf8');
       expect(wire).toContain('"text":" Nice"');
+    });
+    await test.step('protocol coverage: what our agent declared and the spec never did fails a run with failOnGap, and the command prints it', async () => {
+      await writeFile(
+        join(project, 'gaps.config.ts'),
+        `import { defineAcpConfig } from '@acp-snapshot/playwright';
+export default defineAcpConfig({
+  agents: { ours: { command: ${JSON.stringify(ours)} } },
+  model: { kind: 'replay', log: 'recordings/hello.jsonl' },
+  coverage: { failOnGap: true },
+  playwright: { grep: /streams an answer/, snapshotPathTemplate: '{testDir}/__acp__/{testFilePath}/ours/{arg}{ext}' },
+});
+`,
+      );
+      const gaps = await sh('npx playwright test -c gaps.config.ts', project);
+      expect(gaps.exitCode, gaps.all).toBe(1);
+      expect(gaps.all).toContain('1 passed');
+      expect(gaps.all).toContain('failOnGap is set');
+      expect(gaps.all).toContain('ours: declared `loadSession`, never loaded');
+      const printed = await sh('npx acp-snapshot coverage', project);
+      expect(printed.exitCode, printed.all).toBe(0);
+      expect(printed.all).toMatch(/acp-snapshot coverage: ours \(acp-snapshot-agent [\d.]+\), 1 test\(s\)/);
+      expect(printed.all).toMatch(
+        /session\/prompt → ok\s+1 test\(s\): agent\.spec\.ts › a prompt streams an answer/,
+      );
+      expect((await sh('npx acp-snapshot coverage --fail-on-gap', project)).exitCode).toBe(1);
     });
     await test.step('a changed answer fails naming the snapshot, and --update-snapshots accepts it', async () => {
       const file = join(snapshots, 'stdout.jsonl');

@@ -104,3 +104,77 @@ test('a reviewer sees the changed words of a failing stdout diff on the first sc
     await browser.close();
   }
 });
+
+/** A test's attachment body from the run's JSON report (where the HTML report takes it from). */
+async function attachmentOf(results: string, title: string, name: string): Promise<string> {
+  const report = JSON.parse(await readFile(join(results, 'test-results', 'report.json'), 'utf8'));
+  const found: string[] = [];
+  const walk = (suite: {
+    suites?: unknown[];
+    specs?: {
+      title: string;
+      tests: { results: { attachments: { name: string; body?: string; path?: string }[] }[] }[];
+    }[];
+  }) => {
+    for (const s of suite.suites ?? []) walk(s as never);
+    for (const spec of suite.specs ?? [])
+      if (spec.title === title)
+        for (const t of spec.tests)
+          for (const r of t.results)
+            for (const a of r.attachments)
+              if (a.name === name && a.body) found.push(Buffer.from(a.body, 'base64').toString('utf8'));
+  };
+  for (const s of report.suites) walk(s);
+  if (!found[0]) throw new Error(`no ${name} attached to ${title} in ${results}/test-results/report.json`);
+  return found[0];
+}
+
+// biome-ignore lint/correctness/noEmptyPattern: Playwright needs the fixtures argument destructured; this test uses none.
+test('the conversation view of a passing and a failing scenario, in Chromium: the prompt, the answer, the changed word marked on screen', async ({}, testInfo) => {
+  test.skip(
+    !discoverScenarios(fixturesDir()).includes('edit-allowed'),
+    'scenario edit-allowed not committed yet',
+  );
+  test.skip(!existsSync(CHROMIUM), `${CHROMIUM} is missing; install it: apt-get install -y chromium`);
+  await using sh = await scratchProject([NAME, 'edit-allowed']);
+  const paths = scenarioPaths(sh.fixtures, NAME);
+  await writeFile(
+    paths.stdout,
+    (await readFile(paths.stdout, 'utf8')).replace('"text":" Nice"', '"text":" Glad"'),
+  );
+  const red = await sh.run('npx playwright test --project=replay');
+  expect(red.exitCode, red.output).toBe(1);
+  expect(red.output, 'the passing scenario passed').toMatch(/✓ .* edit-allowed/);
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    // The failing one: expected and actual side by side, the word marked on each side, on the first screen.
+    await page.setContent(await attachmentOf(sh.results, NAME, 'conversation.html'));
+    await testInfo.attach('failing conversation', {
+      body: await page.screenshot(),
+      contentType: 'image/png',
+    });
+    await expect(page.getByRole('cell', { name: /^user Say hello/ }).first()).toBeVisible();
+    for (const [mark, word] of [
+      ['del', 'Glad'],
+      ['ins', 'Nice'],
+    ] as const) {
+      const marked = page.locator(`tr.changed ${mark}`, { hasText: word });
+      await expect(marked).toBeInViewport({ ratio: 1 });
+    }
+    // The passing one: the prompt, the edit behind its permission and its diff, the stop reason.
+    await page.setContent(await attachmentOf(sh.results, 'edit-allowed', 'conversation.html'));
+    await testInfo.attach('passing conversation', {
+      body: await page.screenshot({ fullPage: true }),
+      contentType: 'image/png',
+    });
+    await expect(page.locator('.user').first()).toContainText('In greeting.py, make the greeting say');
+    await expect(page.locator('.permission')).toContainText('answered: Allow');
+    await expect(page.locator('.tool', { hasText: '+    return "Hello, ACP"' }).first()).toBeVisible();
+    await expect(page.locator('.response')).toContainText('stop: end_turn');
+    await expect(page.locator('tr.changed')).toHaveCount(0);
+  } finally {
+    await browser.close();
+  }
+});

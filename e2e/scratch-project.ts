@@ -17,13 +17,16 @@ export interface Shell extends AsyncDisposable {
 }
 
 /**
- * A scratch project whose fixtures/ holds the named scenario with only its own sidecars, and a shell
+ * A scratch project whose fixtures/ holds the named scenario(s) with only their own sidecars, and a shell
  * whose commands (run in this repository) use those fixtures and write their results beside them.
  */
-export async function scratchProject(name: string, extraEnv: Record<string, string> = {}): Promise<Shell> {
+export async function scratchProject(
+  name: string | string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Shell> {
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-commands-'));
   const project = join(root, 'project');
-  const fixtures = await tempFixtures([name], join(project, 'fixtures'));
+  const fixtures = await tempFixtures(typeof name === 'string' ? [name] : name, join(project, 'fixtures'));
   await pruneSidecars(fixtures);
   const env = {
     ...extraEnv,

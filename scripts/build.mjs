@@ -68,6 +68,13 @@ const entries = [
     // From source: the package's dist is itself a bundle with its own `require` shim.
     alias: HARNESS_ALIAS,
   },
+  // The coverage teardown's spec, run by Playwright from the package (config.ts's coverageProject).
+  {
+    in: 'harness/src/coverage/acp-coverage.spec.ts',
+    out: 'harness/dist/coverage/acp-coverage.spec.js',
+    external: HARNESS_EXTERNAL,
+    alias: HARNESS_ALIAS,
+  },
   // Its command line (`acp-snapshot record|refresh|check|review|conformance`), self-contained the same way.
   {
     in: 'harness/src/cli/main.ts',

@@ -47,6 +47,7 @@ const HARNESS_LAYERS = [
   'process',
   'driver',
   'compare',
+  'coverage',
   'rules',
   'modes',
   'model',

@@ -4,6 +4,8 @@
  * files beside the spec, per project). A live-model project per profile is added only when asked for and
  * never runs by default (`--project=NAME:live`; it needs the key in the environment).
  */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
 import type { HttpModelSource, RecordMode } from './model/http-model.js';
@@ -28,8 +30,33 @@ export interface AcpConfigOptions {
   record?: { upstream: NonNullable<HttpModelSource['upstream']>; mode?: RecordMode };
   /** A directory copied into every test's cwd. */
   workspaceSeed?: string;
+  /** The run's protocol coverage (the `acp-coverage` teardown project; default on), or `false`. */
+  coverage?: CoverageOptions | false;
   /** Playwright settings to merge over the defaults (workers, timeout, reporter...). */
   playwright?: PlaywrightTestConfig<AcpOptions>;
+}
+
+export interface CoverageOptions {
+  /** Fail the coverage test when a declared capability, mode or config option was never exercised (default false). */
+  failOnGap?: boolean;
+}
+
+/** The name of the teardown project that reports the run's protocol coverage. */
+export const COVERAGE_PROJECT = 'acp-coverage';
+
+/**
+ * The coverage teardown project: its spec ships beside this module (in the package's dist, or in the
+ * source tree when run from source), so a user's testDir needs nothing of it.
+ */
+export function coverageProject(opts: CoverageOptions = {}) {
+  return {
+    name: COVERAGE_PROJECT,
+    testDir: join(dirname(fileURLToPath(import.meta.url)), 'coverage'),
+    testMatch: /acp-coverage\.spec\.[jt]s$/,
+    // A config's grep (the tests it selects) is no filter for the run's report on them.
+    grep: /.*/,
+    metadata: { failOnGap: opts.failOnGap ?? false },
+  };
 }
 
 /** Where each test's snapshots (and, with an HTTP model, its exchange log) live: one directory per test and project. */
@@ -57,12 +84,15 @@ export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<Ac
     ...(opts.workspaceSeed ? { workspaceSeed: opts.workspaceSeed } : {}),
   };
   const snapshotPathTemplate = opts.playwright?.snapshotPathTemplate ?? SNAPSHOT_PATH_TEMPLATE;
+  const coverage = opts.coverage === false ? undefined : coverageProject(opts.coverage);
   const projects: NonNullable<PlaywrightTestConfig<AcpOptions>['projects']> = entries.map(
     ([name, agentProfile]) => ({
       name,
+      ...(coverage ? { teardown: coverage.name } : {}),
       use: { agentProfile, model: opts.model ?? { kind: 'none' }, ...common },
     }),
   );
+  if (coverage) projects.push(coverage);
   if (opts.live) {
     for (const [name, agentProfile] of entries)
       projects.push({
@@ -117,6 +147,8 @@ export interface ScenarioProjectsOptions {
   timeout?: number;
   /** A project to run after record and refresh (e.g. one that prunes unreferenced sidecars). */
   teardown?: string;
+  /** The replay run's protocol coverage (the `acp-coverage` teardown project; default on), or `false`. */
+  coverage?: CoverageOptions | false;
 }
 
 /**
@@ -142,10 +174,12 @@ export function scenarioProjects(
     timeout: opts.timeout ?? (acpMode === 'record' ? 300_000 : 120_000),
     use: { acpMode, agentProfile, agents },
   });
+  const coverage = opts.coverage === false ? undefined : coverageProject(opts.coverage);
   return [
-    { name: 'replay', ...mode('replay', opts.replay) },
+    { name: 'replay', ...mode('replay', opts.replay), ...(coverage ? { teardown: coverage.name } : {}) },
     { name: 'guards', ...where, grep: guards, use: { agents } },
     { name: 'record', default: false, ...mode('record', opts.record ?? opts.replay), ...teardown },
     { name: 'refresh', default: false, ...mode('refresh', opts.replay), ...teardown },
+    ...(coverage ? [coverage] : []),
   ];
 }

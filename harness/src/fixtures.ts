@@ -10,6 +10,8 @@ import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import { test as base, type TestInfo } from '@playwright/test';
+import { attachConversation } from './compare/conversation.js';
+import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { agentEnv } from './driver/driver.js';
 import {
@@ -211,6 +213,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use(client);
     const failed = testInfo.status !== testInfo.expectedStatus;
     await client.dispose();
+    writeTestWire(testInfo, client.sent, client.stdout);
+    // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
+    if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
+      await attachConversation(testInfo, {
+        actual: client.stdout.map((l) => l.text).join('\n'),
+        sent: client.sent.map((l) => l.text),
+      });
     // Prompts answered while no request reached the model server: the agent talks to a model the harness
     // does not see, and its recording would replay only while that model is there.
     if (httpModel && httpModel.calls === 0 && client.promptsSent > 0 && testInfo.status === 'passed')

@@ -17,6 +17,8 @@ export const test = fixtures;
 export * as agents from './agents/index.js';
 export {
   type AcpConfigOptions,
+  COVERAGE_PROJECT,
+  type CoverageOptions,
   defineAcpConfig,
   type ScenarioProjectsOptions,
   scenarioProjects,

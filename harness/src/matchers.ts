@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { expect as base, type TestInfo, test } from '@playwright/test';
 import { jsonLinesCause } from './compare/causes.js';
+import { attachConversation } from './compare/conversation.js';
 import { firstDifferingLine, unifiedDiff } from './compare/diff.js';
 import { adoptRecordedProvider, harvestLog, projectHarvested } from './compare/harvest.js';
 import { captureWorkspace } from './compare/workspace.js';
@@ -112,6 +113,12 @@ export const expect = base.extend({
             ),
       ])
     ).filter((f): f is string => f !== undefined);
+    if (failures.some((f) => f.includes('stdout.jsonl differs')))
+      await attachConversation(info, {
+        actual: texts.stdout,
+        sent: received.sent.map((l) => l.text),
+        expected: await readFile(info.snapshotPath(dir, 'stdout.jsonl'), 'utf8').catch(() => undefined),
+      });
     const problems = received.problems;
     const pass = failures.length === 0 && problems.length === 0 && !replayFailure;
     const differs = failures.some((f) => f.includes(' differs'));

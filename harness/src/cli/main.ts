@@ -19,6 +19,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<unknown> }
       'review [NAME...] [--base REF] [--allow-nondeterminism]: compare re-recorded fixtures with git, call by call',
     load: () => import('./review.js'),
   },
+  coverage: {
+    summary:
+      'coverage [DIR...] [--json FILE] [--html FILE] [--fail-on-gap]: the ACP protocol coverage of the last run',
+    load: () => import('./coverage.js'),
+  },
   conformance: {
     summary: 'conformance [--agent CMD...]: the ACP conformance checks against an agent',
     load: () => import('./conformance.js'),

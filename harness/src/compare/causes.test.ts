@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { acceptCommand, summarize } from '../reporter/summary-reporter.js';
+import { acceptCommand, summarize } from './cause-summary.js';
 import { driftCause, headerPromptCause, jsonLinesCause, perTestDriftText, workspaceCause } from './causes.js';
 
 const drift = (scenario: string, hunk: string) => [

@@ -160,6 +160,7 @@ test('failure artifacts are attached inline', async () => {
   await attachFailureArtifacts(testInfo, {
     result: {
       stdout: [{ text: '{"x":1}', process: 0 }],
+      sent: [],
       stderr: ['oops'],
       exits: [0],
       processMs: [1],
@@ -244,6 +245,7 @@ test('replay errors are the plugin lines other than its report, else replay erro
 test('a failed driver run attaches what it observed and the log the agent persisted before failing', async () => {
   const result = {
     stdout: [{ text: '{"y":2}', process: 0 }],
+    sent: [],
     stderr: ['boom'],
     exits: [1],
     processMs: [1],

@@ -76,6 +76,8 @@ const DEFAULT_CAPABILITIES: acp.ClientCapabilities = {
 export class AcpClient {
   /** Every line every agent process wrote to stdout, exactly as written. */
   readonly stdout: StdoutLine[] = [];
+  /** Every line the client wrote to an agent process's stdin: the other direction of the wire. */
+  readonly sent: StdoutLine[] = [];
   /** The processes started so far (one per start and restart). */
   readonly processes: AgentProcess[] = [];
   /** The session being driven (set by newSession or loadSession). */
@@ -130,6 +132,7 @@ export class AcpClient {
         { command: this.opts.command, env: this.opts.env, processCwd: this.opts.cwd },
         this.stdout,
         this.app,
+        this.sent,
       );
       this.processes.push(p);
       await p.spawned(this.opts.command);

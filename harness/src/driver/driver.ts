@@ -23,6 +23,8 @@ export type StepRunner = <T>(title: string, body: () => Promise<T>, at?: { step:
 export interface DriverResult {
   /** Raw stdout lines of every agent process, in order, exactly as written. */
   stdout: StdoutLine[];
+  /** The lines the harness wrote to the agent processes' stdin, in order. */
+  sent: StdoutLine[];
   /** Full stderr text of each agent process. */
   stderr: string[];
   /** The id of the scenario's session: the one session/new created that was not deleted. */
@@ -174,6 +176,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
   const step = opts.step ?? directStep;
   const { scenario } = opts;
   const lines: StdoutLine[] = [];
+  const sent: StdoutLine[] = [];
   const processes: AgentProcess[] = [];
   const problems: string[] = [];
   /** The ids session/new returned, in order: session N of the scenario is `sessionIds[N - 1]`. */
@@ -191,6 +194,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
   const result = (): DriverResult => {
     const r: DriverResult = {
       stdout: lines,
+      sent,
       stderr: processes.map((p) => p.stderr),
       exits: processes.map((p) => p.exit),
       processMs: processes.map((p) => p.lifetimeMs),
@@ -253,7 +257,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
   let promptCaps: PromptCapabilities | undefined;
 
   const start = async () => {
-    const p = new AgentProcess(processes.length, opts, lines, app);
+    const p = new AgentProcess(processes.length, opts, lines, app, sent);
     processes.push(p);
     await p.spawned(opts.command);
     p.connect();

@@ -52,6 +52,8 @@ export interface SpawnOptions {
 /** One running agent process with its ACP client connection. */
 export class AgentProcess {
   readonly lines: StdoutLine[];
+  /** The lines the client wrote to the agent's stdin (requests, responses, notifications), when kept. */
+  private readonly sent: StdoutLine[] | undefined;
   stderr = '';
   readonly started = Date.now();
   exitedAt = 0;
@@ -68,8 +70,10 @@ export class AgentProcess {
     opts: SpawnOptions,
     lines: StdoutLine[],
     private readonly app: acp.ClientApp,
+    sent?: StdoutLine[],
   ) {
     this.lines = lines;
+    this.sent = sent;
     this.broken = new Promise<never>((_, reject) => {
       this.breakWith = reject;
     });
@@ -214,6 +218,10 @@ export class AgentProcess {
     const output = new WritableStream<Uint8Array>({
       write: (chunk) =>
         new Promise<void>((res) => {
+          // The SDK writes one message and its newline per chunk.
+          if (this.sent)
+            for (const text of Buffer.from(chunk).toString('utf8').split('\n'))
+              if (text) this.sent.push({ text, process: this.index });
           // A write after the agent died fails with EPIPE; the death is reported by `exited`.
           stdin.write(chunk, () => res());
         }),

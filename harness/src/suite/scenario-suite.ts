@@ -12,9 +12,11 @@ import { join, relative } from 'node:path';
 import { expect as baseExpect, type TestInfo } from '@playwright/test';
 import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../compare/causes.js';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
+import { attachConversation } from '../compare/conversation.js';
 import { shortError } from '../compare/short-error.js';
 import { driftFindings, type Finding, readExpected, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
+import { writeTestCause, writeTestWire } from '../coverage/coverage-records.js';
 import { DriverError } from '../driver/driver.js';
 import { expect } from '../matchers.js';
 import { recordScenario, recordTargetFor } from '../modes/record.js';
@@ -86,6 +88,7 @@ const findingExpect = baseExpect.extend({
 /** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
 function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
   if (!cause) return;
+  writeTestCause(testInfo, cause);
   testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
   testInfo.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
 }
@@ -105,6 +108,7 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
     noteCause(testInfo, drift.cause);
     throw shortError(drift.message);
   }
+  writeTestWire(testInfo, outcome.result.sent, outcome.result.stdout);
   // Read by `npm run bench -- suite` to separate harness overhead from the agent's own lifetime.
   testInfo.annotations.push({
     type: 'agent-process-ms',
@@ -136,6 +140,11 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
       { location: compared },
     );
   } finally {
+    await attachConversation(testInfo, {
+      actual: outcome.stdoutText,
+      sent: outcome.result.sent.map((l) => l.text),
+      expected: verdict.compared ? expected.stdout : undefined,
+    });
     if (testInfo.errors.length > 0 || verdict.findings.length > 0) {
       await attachFailureArtifacts(testInfo, {
         result: outcome.result,

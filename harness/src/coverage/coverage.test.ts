@@ -1,0 +1,183 @@
+import { expect, test } from '@playwright/test';
+import { computeCoverage, declaredCapabilities, SECTIONS, type TestWire, type WireLine } from './coverage.js';
+import { coverageHtml, coverageText } from './coverage-format.js';
+
+/** An agent that declares what real agents declare: load, image prompts, list and resume, two modes, a model option. */
+const INIT_RESULT = {
+  protocolVersion: 1,
+  agentCapabilities: {
+    loadSession: true,
+    promptCapabilities: { image: true, audio: false, embeddedContext: true },
+    sessionCapabilities: { list: {}, resume: {} },
+    mcpCapabilities: { http: false },
+    _meta: { vendor: true },
+  },
+  agentInfo: { name: 'fake-agent', version: '1.2.3' },
+  authMethods: [],
+};
+const SESSION = {
+  sessionId: 'sess-1',
+  modes: {
+    currentModeId: 'ask',
+    availableModes: [
+      { id: 'ask', name: 'Ask' },
+      { id: 'read-only', name: 'Read only' },
+    ],
+  },
+  configOptions: [{ type: 'select', id: 'model', name: 'Model', currentValue: 'a', options: [] }],
+};
+
+const line = (process: number, m: unknown): WireLine => ({ text: JSON.stringify(m), process });
+const req = (p: number, id: number, method: string, params: unknown = {}) =>
+  line(p, { jsonrpc: '2.0', id, method, params });
+const ok = (p: number, id: number, result: unknown) => line(p, { jsonrpc: '2.0', id, result });
+const update = (p: number, u: unknown) =>
+  line(p, { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'sess-1', update: u } });
+
+/** A test that initializes, opens a session, prompts (the agent edits after a permission) and ends the turn. */
+function editTest(title: string): TestWire {
+  return {
+    project: 'fake',
+    test: title,
+    sent: [
+      req(0, 0, 'initialize', { protocolVersion: 1 }),
+      req(0, 1, 'session/new', { cwd: '/tmp/w', mcpServers: [] }),
+      req(0, 2, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'edit it' }] }),
+      // The client's answer to the agent's permission request 0 (ids of each direction are separate).
+      ok(0, 0, { outcome: { outcome: 'selected', optionId: 'no' } }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, SESSION),
+      update(0, {
+        sessionUpdate: 'tool_call',
+        toolCallId: 't1',
+        title: 'Edit a.py',
+        kind: 'edit',
+        status: 'pending',
+      }),
+      req(0, 0, 'session/request_permission', {
+        sessionId: 'sess-1',
+        toolCall: { toolCallId: 't1' },
+        options: [
+          { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+        ],
+      }),
+      update(0, { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'failed' }),
+      update(0, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Not edited 🙂' } }),
+      ok(0, 2, { stopReason: 'end_turn' }),
+    ],
+  };
+}
+
+const items = (c: ReturnType<typeof computeCoverage>, section: string) =>
+  Object.fromEntries(
+    c.projects[0]!.sections.find((s) => s.title === section)?.items.map((i) => [i.key, i.tests]) ?? [],
+  );
+
+test('declared capabilities are the true leaves and the empty objects, never vendor _meta', () => {
+  expect(declaredCapabilities(INIT_RESULT.agentCapabilities)).toEqual([
+    'loadSession',
+    'promptCapabilities.image',
+    'promptCapabilities.embeddedContext',
+    'sessionCapabilities.list',
+    'sessionCapabilities.resume',
+  ]);
+});
+
+test('what was declared and never exercised comes first, one gap each', () => {
+  const c = computeCoverage([editTest('edits')]);
+  expect(c.projects).toHaveLength(1);
+  expect(c.projects[0]!.agent).toBe('fake-agent 1.2.3');
+  expect(c.projects[0]!.gaps.map((g) => g.message)).toEqual([
+    'declared `loadSession`, never loaded (no session/load answered ok)',
+    'declared `promptCapabilities.embeddedContext`, never sent a `resource` block in a prompt',
+    'declared `promptCapabilities.image`, never sent a `image` block in a prompt',
+    'declared `sessionCapabilities.list`, never called `session/list` (answered ok)',
+    'declared `sessionCapabilities.resume`, never called `session/resume` (answered ok)',
+    'declared mode `read-only`, never set and never active',
+    'declared config option `model`, never set',
+  ]);
+  const text = coverageText(c);
+  expect(text.indexOf('declared but never exercised (7)')).toBeLessThan(
+    text.indexOf('client → agent requests'),
+  );
+});
+
+test('requests, permission outcomes, tool kinds per mode and stop reasons are counted per test', () => {
+  const c = computeCoverage([editTest('one'), editTest('two')]);
+  expect(items(c, SECTIONS.clientRequests)).toEqual({
+    'initialize → ok': ['one', 'two'],
+    'session/new → ok': ['one', 'two'],
+    'session/prompt → ok': ['one', 'two'],
+  });
+  expect(items(c, SECTIONS.agentRequests)).toEqual({ 'session/request_permission → ok': ['one', 'two'] });
+  expect(items(c, SECTIONS.permissions)).toEqual({ 'selected reject_once': ['one', 'two'] });
+  expect(items(c, SECTIONS.toolStatuses)).toEqual({ failed: ['one', 'two'], pending: ['one', 'two'] });
+  expect(items(c, SECTIONS.modes)).toEqual({ 'ask: edit': ['one', 'two'] });
+  expect(items(c, SECTIONS.stopReasons)).toEqual({ end_turn: ['one', 'two'] });
+  expect(items(c, SECTIONS.produced)).toEqual({ 'agent_message_chunk: text': ['one', 'two'] });
+  expect(c.projects[0]!.tests).toBe(2);
+});
+
+test('a second test that loads, lists, resumes, prompts an image in read-only and sets the model closes the gaps', () => {
+  const more: TestWire = {
+    project: 'fake',
+    test: 'the rest',
+    sent: [
+      req(0, 0, 'initialize', {}),
+      req(0, 1, 'session/list', {}),
+      req(0, 2, 'session/load', { sessionId: 'sess-1', cwd: '/tmp/w', mcpServers: [] }),
+      req(0, 3, 'session/set_mode', { sessionId: 'sess-1', modeId: 'read-only' }),
+      req(0, 4, 'session/set_config_option', { sessionId: 'sess-1', configId: 'model', value: 'b' }),
+      req(0, 5, 'session/prompt', {
+        sessionId: 'sess-1',
+        prompt: [
+          { type: 'image', data: '', mimeType: 'image/png' },
+          { type: 'resource', resource: { uri: 'file:///a', text: 'x' } },
+        ],
+      }),
+      // A fresh process: ids start again at 0, and its answers pair with its own requests.
+      req(1, 0, 'initialize', {}),
+      req(1, 1, 'session/resume', { sessionId: 'sess-1', cwd: '/tmp/w' }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, { sessions: [] }),
+      ok(0, 2, SESSION),
+      ok(0, 3, {}),
+      ok(0, 4, { configOptions: [] }),
+      update(0, {
+        sessionUpdate: 'tool_call',
+        toolCallId: 't9',
+        title: 'Write b.py',
+        kind: 'edit',
+        status: 'failed',
+      }),
+      ok(0, 5, { stopReason: 'end_turn' }),
+      ok(1, 0, INIT_RESULT),
+      line(1, { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'Resource not found' } }),
+    ],
+  };
+  const c = computeCoverage([editTest('edits'), more]);
+  // resume was answered with an error: still a gap, and the error code is counted.
+  expect(c.projects[0]!.gaps.map((g) => g.declared)).toEqual(['sessionCapabilities.resume']);
+  expect(items(c, SECTIONS.clientRequests)['session/resume → error -32002']).toEqual(['the rest']);
+  expect(items(c, SECTIONS.modes)['read-only: edit']).toEqual(['the rest']);
+  expect(items(c, SECTIONS.configOptions)).toEqual({ 'model = b → ok': ['the rest'] });
+});
+
+test('projects are reported apart, and the HTML escapes what the agent wrote', () => {
+  const evil = { ...editTest('<script>alert(1)</script>'), project: 'other' };
+  const c = computeCoverage([editTest('edits'), evil]);
+  expect(c.projects.map((p) => p.project)).toEqual(['fake', 'other']);
+  const html = coverageHtml(c);
+  expect(html).not.toContain('<script>alert(1)');
+  expect(html).toContain('&lt;script&gt;');
+  expect(html).toContain('<code>loadSession</code>');
+});
+
+test('a wire with no ACP traffic says so instead of an empty report', () => {
+  expect(coverageText(computeCoverage([]))).toContain('no ACP wire was recorded');
+});

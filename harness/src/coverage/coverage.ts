@@ -1,0 +1,389 @@
+/**
+ * Protocol coverage: what a run's tests made an agent do on the ACP wire, against what the agent declared.
+ * Computed from the wires themselves (both directions, every agent process of every test), per agent project:
+ * requests and their outcomes in both directions, `session/update` kinds, tool-call kinds and statuses,
+ * permission outcomes, stop reasons, the content the client sent and the agent produced, modes and config
+ * options set, and the capabilities declared in `initialize`. The gaps come first: what the agent declared
+ * and no test exercised ("declared `loadSession`, never loaded"). Pure: the records are read and the report
+ * written elsewhere (`coverage-records.ts`, `coverage-format.ts`).
+ */
+
+/** One line of a wire and the agent process (0-based) it belongs to. */
+export interface WireLine {
+  text: string;
+  process: number;
+}
+
+/** What one test put on the wire. */
+export interface TestWire {
+  /** The Playwright project (one agent). */
+  project: string;
+  /** The test's title path below the project (`file › describe › title`). */
+  test: string;
+  /** Lines the client wrote to the agent's stdin. */
+  sent: WireLine[];
+  /** Lines the agent wrote to stdout. */
+  received: WireLine[];
+}
+
+/** One thing exercised, and the tests that exercised it. */
+export interface CoverageItem {
+  key: string;
+  tests: string[];
+}
+
+export interface CoverageSection {
+  title: string;
+  items: CoverageItem[];
+}
+
+/** Something the agent declared and no test exercised. */
+export interface CoverageGap {
+  /** What was declared: `loadSession`, `promptCapabilities.image`, `mode:plan`, `configOption:model`. */
+  declared: string;
+  message: string;
+}
+
+export interface AgentCoverage {
+  project: string;
+  tests: number;
+  /** `agentInfo` of the first initialize seen (name and version). */
+  agent?: string;
+  /** The capability paths the agent declared true (or as an object), e.g. `sessionCapabilities.list`. */
+  declared: string[];
+  gaps: CoverageGap[];
+  sections: CoverageSection[];
+}
+
+export interface Coverage {
+  projects: AgentCoverage[];
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The JSON messages of some wire lines; lines that are not JSON objects are not messages. */
+function messages(lines: readonly WireLine[]): { message: Json; process: number }[] {
+  const out: { message: Json; process: number }[] = [];
+  for (const l of lines) {
+    try {
+      const m: unknown = JSON.parse(l.text);
+      if (isObject(m)) out.push({ message: m, process: l.process });
+    } catch {
+      // Not a message: the stdout surface reports such lines; coverage counts what the protocol carried.
+    }
+  }
+  return out;
+}
+
+/** An answer as one word: `ok`, or `error -32002`. */
+function outcome(response: Json | undefined): string {
+  if (!response) return 'no answer';
+  if (isObject(response.error)) return `error ${String(response.error.code)}`;
+  return 'ok';
+}
+
+/** Capability paths declared: every leaf that is `true` and every object (an empty `{}` declares support). */
+export function declaredCapabilities(caps: unknown, prefix = ''): string[] {
+  if (!isObject(caps)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(caps)) {
+    if (k.startsWith('_') || k === '_meta') continue;
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (v === true) out.push(path);
+    else if (isObject(v)) {
+      const inner = declaredCapabilities(v, path);
+      out.push(...(inner.length ? inner : Object.keys(v).length === 0 ? [path] : []));
+    }
+  }
+  return out;
+}
+
+/** Prompt content-block types that exercise each prompt capability. */
+const PROMPT_BLOCK_OF: Record<string, string> = {
+  'promptCapabilities.image': 'image',
+  'promptCapabilities.audio': 'audio',
+  'promptCapabilities.embeddedContext': 'resource',
+};
+
+/** Counts which tests exercised what, keyed by section and item. */
+class Tally {
+  private readonly sections = new Map<string, Map<string, Set<string>>>();
+
+  add(section: string, key: string, test: string): void {
+    const items = this.sections.get(section) ?? new Map<string, Set<string>>();
+    this.sections.set(section, items);
+    const tests = items.get(key) ?? new Set<string>();
+    items.set(key, tests);
+    tests.add(test);
+  }
+
+  has(section: string, key: string): boolean {
+    return !!this.sections.get(section)?.get(key)?.size;
+  }
+
+  keys(section: string): string[] {
+    return [...(this.sections.get(section)?.keys() ?? [])];
+  }
+
+  toSections(order: readonly string[]): CoverageSection[] {
+    return order
+      .filter((title) => this.sections.has(title))
+      .map((title) => ({
+        title,
+        items: [...this.sections.get(title)!.entries()]
+          .map(([key, tests]) => ({ key, tests: [...tests].sort() }))
+          .sort((a, b) => a.key.localeCompare(b.key)),
+      }));
+  }
+}
+
+export const SECTIONS = {
+  clientRequests: 'client → agent requests',
+  clientNotifications: 'client → agent notifications',
+  agentRequests: 'agent → client requests',
+  updates: 'session/update kinds',
+  toolKinds: 'tool calls by kind',
+  toolStatuses: 'tool call statuses',
+  permissions: 'permission outcomes',
+  stopReasons: 'stop reasons',
+  promptBlocks: 'prompt content sent',
+  produced: 'content the agent produced',
+  modes: 'modes (tool kinds attempted in each)',
+  configOptions: 'config options set',
+} as const;
+
+const ORDER = Object.values(SECTIONS);
+
+/** Per project: what was declared (capabilities, modes, config options) across its tests. */
+interface Declared {
+  agent?: string;
+  capabilities: Set<string>;
+  modes: Set<string>;
+  configOptions: Set<string>;
+  authMethods: Set<string>;
+}
+
+/** Walks one test's wire, tallying what it exercised and collecting what the agent declared. */
+function walk(wire: TestWire, tally: Tally, declared: Declared): void {
+  const test = wire.test;
+  const sent = messages(wire.sent);
+  const received = messages(wire.received);
+  // Ids restart in each process and each direction: key pending requests by both.
+  const key = (process: number, id: unknown) => `${process}:${JSON.stringify(id)}`;
+  const clientRequests = new Map<string, Json>();
+  const agentRequests = new Map<string, Json>();
+  for (const { message, process } of sent)
+    if (typeof message.method === 'string' && 'id' in message)
+      clientRequests.set(key(process, message.id), message);
+  for (const { message, process } of received)
+    if (typeof message.method === 'string' && 'id' in message)
+      agentRequests.set(key(process, message.id), message);
+  const responseTo = (requests: Map<string, Json>, answers: typeof sent) => {
+    const out = new Map<Json, Json>();
+    for (const { message, process } of answers) {
+      if (typeof message.method === 'string' || !('id' in message)) continue;
+      const request = requests.get(key(process, message.id));
+      if (request) out.set(request, message);
+    }
+    return out;
+  };
+  const agentAnswers = responseTo(clientRequests, received);
+  const clientAnswers = responseTo(agentRequests, sent);
+
+  /** Each session's current mode, as the wire says it changed. */
+  const modeOf = new Map<string, string>();
+  const noteSetup = (result: unknown) => {
+    if (!isObject(result)) return;
+    const sessionId = typeof result.sessionId === 'string' ? result.sessionId : undefined;
+    const modes = isObject(result.modes) ? result.modes : undefined;
+    for (const m of Array.isArray(modes?.availableModes) ? modes.availableModes : [])
+      if (isObject(m) && typeof m.id === 'string') declared.modes.add(m.id);
+    if (sessionId && typeof modes?.currentModeId === 'string') modeOf.set(sessionId, modes.currentModeId);
+    for (const o of Array.isArray(result.configOptions) ? result.configOptions : [])
+      if (isObject(o) && typeof o.id === 'string') declared.configOptions.add(o.id);
+  };
+
+  for (const { message } of sent) {
+    const method = message.method;
+    if (typeof method !== 'string') continue;
+    const params = isObject(message.params) ? message.params : {};
+    if (!('id' in message)) {
+      tally.add(SECTIONS.clientNotifications, method, test);
+      continue;
+    }
+    const answer = agentAnswers.get(message);
+    tally.add(SECTIONS.clientRequests, `${method} → ${outcome(answer)}`, test);
+    const result = answer && isObject(answer.result) ? answer.result : undefined;
+    if (method === 'initialize' && result) {
+      for (const c of declaredCapabilities(result.agentCapabilities)) declared.capabilities.add(c);
+      const info = isObject(result.agentInfo) ? result.agentInfo : undefined;
+      if (info && !declared.agent)
+        declared.agent = `${String(info.name)} ${String(info.version ?? '')}`.trim();
+      for (const a of Array.isArray(result.authMethods) ? result.authMethods : [])
+        if (isObject(a) && typeof a.id === 'string') declared.authMethods.add(a.id);
+    }
+    if (method === 'session/new' || method === 'session/load' || method === 'session/resume') {
+      noteSetup(result && { sessionId: params.sessionId, ...result });
+      for (const s of Array.isArray(params.mcpServers) ? params.mcpServers : [])
+        tally.add(
+          SECTIONS.promptBlocks,
+          `mcpServer:${isObject(s) && s.type ? String(s.type) : 'stdio'}`,
+          test,
+        );
+    }
+    if (method === 'session/prompt') {
+      for (const b of Array.isArray(params.prompt) ? params.prompt : [])
+        if (isObject(b)) tally.add(SECTIONS.promptBlocks, String(b.type), test);
+      if (result && typeof result.stopReason === 'string')
+        tally.add(SECTIONS.stopReasons, result.stopReason, test);
+    }
+    if (method === 'session/set_mode' && typeof params.modeId === 'string' && !answer?.error) {
+      tally.add(SECTIONS.modes, `${params.modeId}: set`, test);
+      if (typeof params.sessionId === 'string') modeOf.set(params.sessionId, params.modeId);
+    }
+    if (method === 'session/set_config_option' && typeof params.configId === 'string')
+      tally.add(
+        SECTIONS.configOptions,
+        `${params.configId} = ${String(params.value)} → ${outcome(answer)}`,
+        test,
+      );
+  }
+
+  for (const { message } of received) {
+    const method = message.method;
+    if (typeof method !== 'string') continue;
+    const params = isObject(message.params) ? message.params : {};
+    if ('id' in message) {
+      const answer = clientAnswers.get(message);
+      tally.add(SECTIONS.agentRequests, `${method} → ${outcome(answer)}`, test);
+      if (method === 'session/request_permission') {
+        const picked =
+          isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
+        const options = Array.isArray(params.options) ? params.options.filter(isObject) : [];
+        const chosen = options.find((o) => o.optionId === picked?.optionId);
+        tally.add(
+          SECTIONS.permissions,
+          picked?.outcome === 'selected'
+            ? `selected ${String(chosen?.kind ?? picked.optionId)}`
+            : String(picked?.outcome ?? outcome(answer)),
+          test,
+        );
+      }
+      continue;
+    }
+    if (method !== 'session/update' || !isObject(params.update)) continue;
+    const u = params.update;
+    const kind = String(u.sessionUpdate);
+    tally.add(SECTIONS.updates, kind, test);
+    const sessionId = typeof params.sessionId === 'string' ? params.sessionId : '';
+    if (kind === 'current_mode_update' && typeof u.currentModeId === 'string')
+      modeOf.set(sessionId, u.currentModeId);
+    if (kind === 'tool_call') {
+      const toolKind = typeof u.kind === 'string' ? u.kind : 'other';
+      tally.add(SECTIONS.toolKinds, toolKind, test);
+      const mode = modeOf.get(sessionId);
+      if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
+    }
+    if ((kind === 'tool_call' || kind === 'tool_call_update') && typeof u.status === 'string')
+      tally.add(SECTIONS.toolStatuses, u.status, test);
+    if (isObject(u.content)) tally.add(SECTIONS.produced, `${kind}: ${String(u.content.type)}`, test);
+    for (const c of Array.isArray(u.content) ? u.content : [])
+      if (isObject(c))
+        tally.add(
+          SECTIONS.produced,
+          `${kind}: ${String(c.type)}${c.type === 'content' && isObject(c.content) ? ` ${String(c.content.type)}` : ''}`,
+          test,
+        );
+  }
+}
+
+/** The gaps: each declared thing no test exercised, most telling first. */
+function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
+  const requested = (method: string) =>
+    tally.keys(SECTIONS.clientRequests).some((k) => k.startsWith(`${method} → ok`));
+  const gaps: CoverageGap[] = [];
+  for (const cap of [...declared.capabilities].sort()) {
+    if (cap === 'loadSession') {
+      if (!requested('session/load'))
+        gaps.push({
+          declared: cap,
+          message: 'declared `loadSession`, never loaded (no session/load answered ok)',
+        });
+    } else if (PROMPT_BLOCK_OF[cap]) {
+      const block = PROMPT_BLOCK_OF[cap];
+      if (!tally.has(SECTIONS.promptBlocks, block))
+        gaps.push({
+          declared: cap,
+          message: `declared \`${cap}\`, never sent a \`${block}\` block in a prompt`,
+        });
+    } else if (cap.startsWith('sessionCapabilities.')) {
+      const method = `session/${cap.slice('sessionCapabilities.'.length)}`;
+      if (!requested(method))
+        gaps.push({
+          declared: cap,
+          message: `declared \`${cap}\`, never called \`${method}\` (answered ok)`,
+        });
+    } else if (cap.startsWith('mcpCapabilities.')) {
+      const type = cap.slice('mcpCapabilities.'.length);
+      if (!tally.has(SECTIONS.promptBlocks, `mcpServer:${type}`))
+        gaps.push({
+          declared: cap,
+          message: `declared \`${cap}\`, no session was given an ${type} MCP server`,
+        });
+    }
+  }
+  for (const id of [...declared.authMethods].sort())
+    if (!requested('authenticate'))
+      gaps.push({
+        declared: `authMethod:${id}`,
+        message: `declared auth method \`${id}\`, never authenticated`,
+      });
+  const modeKeys = tally.keys(SECTIONS.modes);
+  for (const mode of [...declared.modes].sort()) {
+    const set = modeKeys.includes(`${mode}: set`);
+    const toolKinds = modeKeys.filter((k) => k.startsWith(`${mode}: `) && k !== `${mode}: set`);
+    if (!set && toolKinds.length === 0)
+      gaps.push({
+        declared: `mode:${mode}`,
+        message: `declared mode \`${mode}\`, never set and never active`,
+      });
+    else if (toolKinds.length === 0)
+      gaps.push({
+        declared: `mode:${mode}`,
+        message: `mode \`${mode}\`: set, but no tool call was attempted in it`,
+      });
+  }
+  const setOptions = tally.keys(SECTIONS.configOptions);
+  for (const id of [...declared.configOptions].sort())
+    if (!setOptions.some((k) => k.startsWith(`${id} = `)))
+      gaps.push({ declared: `configOption:${id}`, message: `declared config option \`${id}\`, never set` });
+  return gaps;
+}
+
+/** Coverage per project of the given test wires (a run's, or several shards' merged). */
+export function computeCoverage(wires: readonly TestWire[]): Coverage {
+  const byProject = new Map<string, TestWire[]>();
+  for (const w of wires) byProject.set(w.project, [...(byProject.get(w.project) ?? []), w]);
+  const projects: AgentCoverage[] = [];
+  for (const [project, list] of [...byProject.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const tally = new Tally();
+    const declared: Declared = {
+      capabilities: new Set(),
+      modes: new Set(),
+      configOptions: new Set(),
+      authMethods: new Set(),
+    };
+    for (const w of list) walk(w, tally, declared);
+    projects.push({
+      project,
+      tests: new Set(list.map((w) => w.test)).size,
+      ...(declared.agent ? { agent: declared.agent } : {}),
+      declared: [...declared.capabilities].sort(),
+      gaps: gapsOf(declared, tally),
+      sections: tally.toSections(ORDER),
+    });
+  }
+  return { projects };
+}
