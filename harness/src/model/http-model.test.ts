@@ -13,7 +13,7 @@ import {
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { projectHarvested } from '../compare/harvest.js';
-import { defineAcpConfig } from '../config.js';
+import { COVERAGE_PROJECT, defineAcpConfig } from '../config.js';
 import type { TestRoots } from '../roots/roots.js';
 import {
   type HttpModelSource,
@@ -157,9 +157,9 @@ test('a bad record mode, or the old mode option, is refused saying what to write
 test("defineAcpConfig: a NAME:record project records in the mode its record option names, 'all' by default", () => {
   const models = (record: Parameters<typeof defineAcpConfig>[0]['record']) =>
     Object.fromEntries(
-      (
-        defineAcpConfig({ agents: { a: { command: ['a'] } }, model: { kind: 'http' }, record }).projects ?? []
-      ).map((p) => [p.name, (p.use as { model?: HttpModelSource }).model?.record]),
+      (defineAcpConfig({ agents: { a: { command: ['a'] } }, model: { kind: 'http' }, record }).projects ?? [])
+        .filter((p) => p.name !== COVERAGE_PROJECT)
+        .map((p) => [p.name, (p.use as { model?: HttpModelSource }).model?.record]),
     );
   const upstream = { baseUrlEnv: 'MODEL_URL' };
   expect(models({ upstream })).toEqual({ a: undefined, 'a:record': 'all' });
