@@ -40,6 +40,8 @@ const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
 test('the packed harness installs into a project outside the repository and its README example runs there on two agents', async () => {
+  // Pack, install and seven Playwright runs in a scratch project: minutes on a loaded 2-core machine.
+  test.setTimeout(600_000);
   const { install, files } = await readmeExample();
   expect(Object.keys(files).sort()).toEqual(['playwright.config.ts', 'tests/agent.spec.ts']);
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));

@@ -4,7 +4,7 @@
 // built harness changed since the last install. `.ci/run` calls it; so does the examples proof before it runs them.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,8 +23,10 @@ function stampOf(dir) {
   const dist = join(ROOT, 'harness/dist');
   if (!existsSync(join(dist, 'index.js')))
     throw new Error('examples: harness/dist/index.js is missing; build it first: npm run build');
-  for (const f of readdirSync(dist).sort())
-    if (!f.endsWith('.map')) hash.update(f).update(readFileSync(join(dist, f)));
+  for (const f of readdirSync(dist, { recursive: true }).sort()) {
+    const file = join(dist, f);
+    if (!f.endsWith('.map') && statSync(file).isFile()) hash.update(f).update(readFileSync(file));
+  }
   return hash.digest('hex');
 }
 
