@@ -189,7 +189,7 @@ test('a prompt gives exactly one of text and content; content blocks are ACP v1 
 
 test('root placeholders in prompts and agentConfig must be known roots; {{workspaceParent}} needs the flag', () => {
   const known =
-    '(known: {{cwd}}, {{persist}}, {{spill}}, {{home}}, {{root}}, {{realHome}}, {{install}}, {{user}})';
+    '(known: {{cwd}}, {{persist}}, {{spill}}, {{home}}, {{root}}, {{realHome}}, {{install}}, {{project}}, {{user}})';
   expect(
     issues({
       steps: [
