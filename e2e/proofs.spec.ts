@@ -11,6 +11,7 @@ import {
   expect,
   findingsText,
   fixturesDir,
+  machineRoots,
   normalizeJsonlText,
   pruneSidecars,
   REPO_ROOT,
@@ -107,7 +108,10 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
       await test.step('record again', () =>
         recordScenario({ paths, fixtures: dir, agentCommand, target, dirs: runDirs }));
       expect(await snapshotFiles(dir)).toEqual(first);
-      // And the committed fixtures are what a recording makes today (nothing hand-made, nothing stale).
+      // And the committed fixtures are what a recording makes today (nothing hand-made, nothing stale). The
+      // real-home scenario was recorded where the home names someone ({{realHome}}); recorded where it names
+      // nobody (/root: decision 0015) the home stays as written, so that comparison needs such a home.
+      if (name === 'real-home' && !machineRoots().realHome) return;
       const committed = await snapshotFiles(scenarioPaths(fixturesDir(), name).dir);
       for (const [rel, text] of Object.entries(committed))
         expect(first[`scenarios/${name}/${rel}`], rel).toBe(text);
