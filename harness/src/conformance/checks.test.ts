@@ -1,6 +1,6 @@
 // Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
 // makes the check that targets it fail for the right reason.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -362,17 +362,23 @@ test.describe('agent profiles as targets', () => {
 });
 
 test('the committed agent profiles under targets/ are valid profiles that route the model to the stand-in', async () => {
-  // The repository's own profiles for the agents it was tried on (they need the agents only when run).
+  // Our agent's profile, and the built-in profiles of the four agents on npm with the agent installed in its
+  // example project (`node scripts/examples.mjs`); without it, loading says so.
   const dir = join(REPO_ROOT, 'e2e', 'conformance', 'targets');
   const files = readdirSync(dir).sort();
   expect(files).toEqual([
     'acp-snapshot-agent.ts',
-    'claude-agent-acp.json',
-    'codex-acp.json',
-    'gemini-cli.json',
-    'qwen-code.json',
+    'claude-agent-acp.ts',
+    'codex-acp.ts',
+    'gemini-cli.ts',
+    'qwen-code.ts',
   ]);
   for (const f of files) {
+    const example = join(REPO_ROOT, 'examples', f.replace(/\.ts$/, ''));
+    if (f !== 'acp-snapshot-agent.ts' && !existsSync(join(example, 'node_modules'))) {
+      await expect(loadProfile(join(dir, f)), f).rejects.toThrow(/the agent is not installed/);
+      continue;
+    }
     const profile = await loadProfile(join(dir, f));
     const text = JSON.stringify([profile.env, profile.home]);
     expect(text, f).toContain('{{modelBaseUrl}}');
