@@ -83,6 +83,23 @@ function buildAjv(version: number): Ajv2020 {
   }
   ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
   ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
+  // Formats the v2 schema uses.
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) =>
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
+  });
+  ajv.addFormat('regex', {
+    type: 'string',
+    validate: (s: string) => {
+      try {
+        new RegExp(s, 'u');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
   ajv.addSchema(JSON.parse(readFileSync(schemaPath(version), 'utf8')) as object, 'acp');
   return ajv;
 }
