@@ -69,6 +69,11 @@ export interface CheckContext {
    * (ms; the profile's settleMs, default 0), so notifications it sends after its last response are seen.
    */
   settleMs: number;
+  /**
+   * The text the target's model answers a plain prompt with, when the target scripts the model (what a
+   * replay must reproduce; an agent may add notices of its own around it). Undefined when unknown.
+   */
+  modelText?: string;
 }
 
 /** One conformance check, derived from the ACP v1 spec. */

@@ -1,6 +1,6 @@
 // Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
 // makes the check that targets it fail for the right reason.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -37,7 +37,11 @@ const FLAWS: [flaw: string, checkId: string, detail: RegExp][] = [
   ['parse-error-silent', 'jsonrpc.parse-error', /an error response to the malformed line did not arrive/],
   ['no-exit', 'lifecycle.exit-on-stdin-close', /still running 2000 ms after stdin closed/],
   ['version-2', 'initialize.version-echo', /asked for 1, got protocolVersion 2/],
-  ['version-2', 'initialize.version-downgrade', /asked for 65535, got protocolVersion 2/],
+  [
+    'version-2',
+    'initialize.version-downgrade',
+    /asked for 65535, got protocolVersion 2; the result does not match v2 schema \$defs\/InitializeResponse/,
+  ],
   [
     'bad-capabilities',
     'initialize.capabilities',
@@ -177,6 +181,44 @@ test.describe('agents nobody here wrote: traits the kit must not count as violat
     }
   });
 
+  test('an agent that answers a newer request with 2, in the v2 shape, passes the downgrade check', async () => {
+    const r = await runCheck(fakeTarget('latest-v2'), checkById('initialize.version-downgrade'), FAST);
+    expect(`${r.status}: ${r.detail}`).toBe('pass: asked for 65535, got 2 (valid under the v2 schema)');
+  });
+
+  test('session-level updates as a turn starts are no sign it runs: cancel and close wait for its output', async () => {
+    for (const id of ['prompt.cancel', 'session.close']) {
+      const r = await runCheck(fakeTarget('session-updates-first'), checkById(id), FAST);
+      // A cancel or close sent on the early updates reaches the fake before its turn starts and is lost.
+      expect(r.status, `${id}: ${r.detail}`).toBe('pass');
+      expect(r.transcript).toContain('"sessionUpdate":"session_info_update"');
+    }
+  });
+
+  test('a check that needs a tool call is skipped, not passed, when the agent called none', async () => {
+    const r = await runCheck(fakeTarget('no-tool-call'), checkById('client.no-fs-terminal'), FAST);
+    expect(`${r.status}: ${r.detail}`).toBe(
+      'skip: the agent called no tool during the turn, so it had no reason to read a file',
+    );
+  });
+
+  test("session.load-replay compares the model's text, not notices the agent adds to a live turn", async () => {
+    const r = await runCheck(fakeTarget('live-notice'), checkById('session.load-replay'), FAST);
+    expect(r.status, r.detail).toBe('pass');
+    expect(r.transcript).toContain('Notice: live turns only.');
+    // A replay that loses the model's text still fails.
+    const lost = await runCheck(fakeTarget('load-drops-agent-text'), checkById('session.load-replay'), FAST);
+    expect(lost.detail).toMatch(/does not contain the model's text "Hello from the fake agent."/);
+  });
+
+  test('a child process that outlives the agent is gone before the check deletes its HOME', async () => {
+    const r = await runCheck(fakeTarget('orphan-child'), checkById('initialize.version-echo'), FAST);
+    expect(r.status, r.detail).toBe('pass');
+    const pid = Number(/orphan pid (\d+)/.exec(r.transcript)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(() => process.kill(pid, 0), `orphan ${pid} still running`).toThrow(/ESRCH/);
+  });
+
   test('an inherited variable does not reach the agent; a declared one does', async () => {
     const check = checkById('session.new-unique');
     process.env.FAKE_POISON = 'inherited';
@@ -253,6 +295,46 @@ test.describe('agent profiles as targets', () => {
     expect(r.level).toBe('advisory');
   });
 
+  test("a profile's exit: 'signal' ends the agent with SIGTERM at once instead of waiting out the grace", async () => {
+    const target = profileTarget({
+      command: [process.execPath, FAKE_AGENT],
+      env: { FAKE_FLAW: 'no-exit' },
+      exit: 'signal',
+      exitGraceMs: 1500,
+    });
+    const r = await runCheck(target, checkById('initialize.version-echo'), FAST);
+    expect(r.status, r.detail).toBe('pass');
+    expect(r.transcript).toMatch(/## exit: signal SIGTERM$/);
+    const plain = await runCheck(
+      profileTarget({
+        command: [process.execPath, FAKE_AGENT],
+        env: { FAKE_FLAW: 'no-exit' },
+        exitGraceMs: 300,
+      }),
+      checkById('initialize.version-echo'),
+      FAST,
+    );
+    expect(plain.transcript).toMatch(/## exit: signal SIGKILL, killed by the client$/);
+  });
+
+  test("a profile's clientCapabilities are advertised and the fs methods it names are served", async () => {
+    const target = profileTarget({
+      command: [process.execPath, FAKE_AGENT],
+      env: { FAKE_FLAW: 'fs-unadvertised', FAKE_TURNS: 'file' },
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+    });
+    const r = await runCheck(target, checkById('client.no-fs-terminal'), FAST);
+    expect(r.status, r.detail).toBe('pass');
+    expect(r.transcript).toContain('"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":false}');
+    // The read of a file that does not exist is answered as a client would: resource not found.
+    expect(r.transcript).toMatch(
+      /> \{"jsonrpc":"2.0","id":[^,]+,"error":\{"code":-32002,"message":"Resource not found: \/tmp\/README.md"/,
+    );
+    expect(() => parseProfile({ command: ['x'], clientCapabilities: { terminal: true } }, 'p.json')).toThrow(
+      'clientCapabilities.terminal: the conformance client offers no terminal: leave terminal out or false',
+    );
+  });
+
   test('a bad profile is refused naming the field and the shape', () => {
     expect(() => parseProfile({ command: [], env: { A: 1 } }, 'my-profile.json')).toThrow(
       /^my-profile.json: not an agent profile:\n {2}command: the command needs at least the executable\n {2}env.A: /,
@@ -274,23 +356,29 @@ test.describe('agent profiles as targets', () => {
     const r = await runCheck(target, checkById('client.no-fs-terminal'), FAST);
     expect(r.status, r.detail).toBe('skip');
     expect(r.detail).toMatch(
-      /^the agent asked the model stand-in for POST \/v1\/embeddings, which it does not serve \(the check saw: pass: /,
+      /^the agent asked the model stand-in for POST \/v1\/embeddings, which it does not serve \(the check saw: skip: the agent called no tool/,
     );
   });
 });
 
 test('the committed agent profiles under targets/ are valid profiles that route the model to the stand-in', async () => {
-  // The repository's own profiles for the agents it was tried on (they need the agents only when run).
+  // Our agent's profile, and the built-in profiles of the four agents on npm with the agent installed in its
+  // example project (`node scripts/examples.mjs`); without it, loading says so.
   const dir = join(REPO_ROOT, 'e2e', 'conformance', 'targets');
   const files = readdirSync(dir).sort();
   expect(files).toEqual([
     'acp-snapshot-agent.ts',
-    'claude-agent-acp.json',
-    'codex-acp.json',
-    'gemini-cli.json',
-    'qwen-code.json',
+    'claude-agent-acp.ts',
+    'codex-acp.ts',
+    'gemini-cli.ts',
+    'qwen-code.ts',
   ]);
   for (const f of files) {
+    const example = join(REPO_ROOT, 'examples', f.replace(/\.ts$/, ''));
+    if (f !== 'acp-snapshot-agent.ts' && !existsSync(join(example, 'node_modules'))) {
+      await expect(loadProfile(join(dir, f)), f).rejects.toThrow(/the agent is not installed/);
+      continue;
+    }
     const profile = await loadProfile(join(dir, f));
     const text = JSON.stringify([profile.env, profile.home]);
     expect(text, f).toContain('{{modelBaseUrl}}');

@@ -1,18 +1,20 @@
 /** The ordinary exchanges checks build on: initialize, session/new, a prompt turn, shutdown. */
 import { type CheckContext, clip, fail } from './check.js';
-import { type AgentConnection, isAgentRequest, isNotification, isResponse } from './wire.js';
+import { type AgentConnection, isAgentRequest, isNotification, isResponse, NO_CAPABILITIES } from './wire.js';
 
 /** The protocol version this suite speaks. */
 export const PROTOCOL_VERSION = 1;
 
-/** Client capabilities that advertise nothing: no fs, no terminal. */
-export const NO_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+export { NO_CAPABILITIES };
 
-/** The initialize params of this suite's client. */
-export function initializeParams(protocolVersion = PROTOCOL_VERSION): Record<string, unknown> {
+/** The initialize params of this suite's client on `conn` (its advertised client capabilities). */
+export function initializeParams(
+  conn: AgentConnection,
+  protocolVersion = PROTOCOL_VERSION,
+): Record<string, unknown> {
   return {
     protocolVersion,
-    clientCapabilities: NO_CAPABILITIES,
+    clientCapabilities: conn.clientCapabilities,
     clientInfo: { name: 'acp-snapshot-conformance', version: '1.0.0' },
   };
 }
@@ -27,7 +29,10 @@ export function resultOf(resp: Record<string, unknown>, what: string): Record<st
 
 /** initialize with protocol version 1; returns the result. */
 export async function initialize(conn: AgentConnection, ctx: CheckContext): Promise<Record<string, unknown>> {
-  return resultOf(await conn.request('initialize', initializeParams(), ctx.timeouts.request), 'initialize');
+  return resultOf(
+    await conn.request('initialize', initializeParams(conn), ctx.timeouts.request),
+    'initialize',
+  );
 }
 
 /** session/new in the check's cwd with no MCP servers; returns the session id. */
@@ -149,15 +154,36 @@ export function updatesAfter(
   });
 }
 
-/** The first sign a turn is running: an update or a permission request for the session, or the response. */
+/** Update kinds that are a turn's own output: the model is answering (text, thoughts, tool calls, a plan). */
+export const TURN_OUTPUT_UPDATES: ReadonlySet<string> = new Set([
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+]);
+
+/**
+ * The first sign a turn is running: turn output or a permission request for the session, or the response.
+ * Session-level updates ({@link SESSION_LEVEL_UPDATES}) and the echo of the user's prompt are no such sign:
+ * agents send them as a turn starts, before any model call, and a cancel sent then cancels nothing running.
+ */
 export function progressOrResponse(
   promptId: unknown,
   sessionId: string,
 ): (m: Record<string, unknown>) => boolean {
-  return (m) =>
-    (isResponse(m) && m.id === promptId) ||
-    ((isNotification(m, 'session/update') || isAgentRequest(m, 'session/request_permission')) &&
-      (m.params as { sessionId?: unknown } | undefined)?.sessionId === sessionId);
+  return (m) => {
+    if (isResponse(m)) return m.id === promptId;
+    const params = m.params as Record<string, unknown> | undefined;
+    if (params?.sessionId !== sessionId) return false;
+    if (isAgentRequest(m, 'session/request_permission')) return true;
+    return isNotification(m, 'session/update') && TURN_OUTPUT_UPDATES.has(updateKind(params) ?? '');
+  };
+}
+
+/** The tool_call updates among a turn's updates. */
+export function toolCalls(updates: Record<string, unknown>[]): Record<string, unknown>[] {
+  return updates.filter((u) => updateKind(u) === 'tool_call');
 }
 
 /**
@@ -166,7 +192,7 @@ export function progressOrResponse(
  */
 export async function finish(conn: AgentConnection, ctx: CheckContext): Promise<boolean> {
   if (!conn.exit) await conn.waitQuiet(ctx.settleMs, ctx.timeouts.request);
-  const { exitedOnItsOwn } = await conn.shutdown(ctx.timeouts.exit);
+  const { exitedOnItsOwn } = await conn.shutdown(ctx.timeouts.exit, conn.exitPolicy);
   return exitedOnItsOwn;
 }
 

@@ -61,6 +61,24 @@ test('a create prompt gets a write call with path and content; a plain prompt an
   );
 });
 
+test('a system message after the prompt (claude-agent-acp 0.101) does not hide the prompt', () => {
+  const trailing = { role: 'system', content: 'Respond in the language of the user.' };
+  const request = chat('Create a file named conformance.txt containing the word ok.', [trailing]);
+  expect(newestMessage(request)).toMatchObject({ kind: 'user' });
+  expect(respondTo(request, CWD)).toEqual({
+    reply: {
+      toolCalls: [
+        { name: 'write_file', arguments: { file_path: '/work/space/conformance.txt', content: 'ok\n' } },
+      ],
+    },
+  });
+  const slow = chat('Count slowly from one to one thousand.', [
+    trailing,
+    { role: 'developer', content: 'x' },
+  ]);
+  expect(respondTo(slow, CWD)).toMatchObject({ fail: { kind: 'hang' } });
+});
+
 test('a prompt that is to be cancelled streams a little, then stalls', () => {
   expect(respondTo(chat('Count slowly from one to one thousand.'), CWD)).toMatchObject({
     fail: { kind: 'hang', afterChunks: 2 },

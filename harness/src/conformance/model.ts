@@ -63,13 +63,26 @@ const isToolResultPart = (p: unknown) => {
   return part.type === 'tool_result' || part.type === 'function_call_output' || 'functionResponse' in part;
 };
 
-/** The newest message of a request body in any of the four wire formats. */
+/** The text the stand-in answers a plain prompt (or a background call) with. */
+export const STAND_IN_TEXT = 'Hello from the conformance model stand-in.';
+
+/** Instructions rather than conversation: a system or developer message, wherever a format puts one. */
+const isInstruction = (m: unknown) => {
+  const role = (m as Json).role;
+  return role === 'system' || role === 'developer';
+};
+
+/**
+ * The newest message of the conversation in a request body in any of the four wire formats. Trailing
+ * instructions are skipped: an agent may put a system message after the prompt (claude-agent-acp 0.101 does).
+ */
 export function newestMessage(body: Json): NewestMessage {
   // OpenAI Chat and Anthropic: messages[]; Responses: input (a string or items); Gemini: contents[].
   const list = (body.messages ?? body.contents ?? body.input) as unknown;
   if (typeof list === 'string') return { kind: 'user', text: list };
-  if (!Array.isArray(list) || list.length === 0) return { kind: 'none' };
-  const last = list.at(-1) as Json;
+  if (!Array.isArray(list)) return { kind: 'none' };
+  const last = list.findLast((m) => !isInstruction(m)) as Json | undefined;
+  if (last === undefined) return { kind: 'none' };
   if (last.role === 'tool' || last.type === 'function_call_output') return { kind: 'tool-result' };
   const parts = (last.content ?? last.parts) as unknown;
   if (Array.isArray(parts) && parts.some(isToolResultPart)) return { kind: 'tool-result' };
@@ -141,7 +154,7 @@ export function respondTo(body: Json, cwd: string): ScriptEntry {
     return {
       reply: { toolCalls: [{ name: reader.name, arguments: toolArguments(reader, `${cwd}/${read[1]}`) }] },
     };
-  return { reply: { text: 'Hello from the conformance model stand-in.' } };
+  return { reply: { text: STAND_IN_TEXT } };
 }
 
 /** The JSON schema a request asks its answer to follow (Gemini `generationConfig`, OpenAI `response_format`). */

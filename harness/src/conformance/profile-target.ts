@@ -9,7 +9,7 @@ import { dirname, extname, isAbsolute, join, normalize, resolve } from 'node:pat
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { AgentProfile } from '../profile.js';
-import { type ModelStandIn, startModelStandIn } from './model.js';
+import { type ModelStandIn, STAND_IN_TEXT, startModelStandIn } from './model.js';
 import type { AgentTarget, PreparedTarget, PrepareInput } from './runner.js';
 
 /** The part of a profile the kit uses, validated (other fields, e.g. normalize, are the harness's). */
@@ -20,6 +20,17 @@ const ProfileShape = z.looseObject({
   exitGraceMs: z.number().int().nonnegative().optional(),
   settleMs: z.number().int().nonnegative().optional(),
   exit: z.enum(['stdin', 'signal']).optional(),
+  // The kit's client serves file reads and writes when advertised; it has no terminal to offer.
+  clientCapabilities: z
+    .looseObject({
+      fs: z
+        .looseObject({ readTextFile: z.boolean().optional(), writeTextFile: z.boolean().optional() })
+        .optional(),
+      terminal: z
+        .literal(false, { error: 'the conformance client offers no terminal: leave terminal out or false' })
+        .optional(),
+    })
+    .optional(),
 });
 
 const TEMPLATE = /\{\{(\w+)\}\}/g;
@@ -32,7 +43,7 @@ export function parseProfile(value: unknown, source: string): AgentProfile {
     const problems = r.error.issues.map((i) => `${i.path.join('.') || '(profile)'}: ${i.message}`);
     throw new Error(
       `${source}: not an agent profile:\n  ${problems.join('\n  ')}\n` +
-        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs? } (harness/src/profile.ts).',
+        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } (harness/src/profile.ts).',
     );
   }
   const profile = r.data as AgentProfile;
@@ -124,6 +135,16 @@ export function profileTarget(profile: AgentProfile, opts: ProfileTargetOptions 
     ...(opts.processCwd !== undefined && { processCwd: opts.processCwd }),
     ...(profile.exitGraceMs !== undefined && { exitGraceMs: profile.exitGraceMs }),
     ...(profile.settleMs !== undefined && { settleMs: profile.settleMs }),
+    ...(profile.exit !== undefined && { exit: profile.exit }),
+    ...(profile.clientCapabilities !== undefined && {
+      clientCapabilities: {
+        fs: {
+          readTextFile: profile.clientCapabilities.fs?.readTextFile === true,
+          writeTextFile: profile.clientCapabilities.fs?.writeTextFile === true,
+        },
+        terminal: false,
+      },
+    }),
     async prepare({ root, cwd, home }: PrepareInput): Promise<PreparedTarget> {
       // The file a model-turn check asks the agent to read.
       writeFileSync(join(cwd, 'README.md'), 'A workspace for the ACP conformance suite.\n');
@@ -138,6 +159,7 @@ export function profileTarget(profile: AgentProfile, opts: ProfileTargetOptions 
       for (const [k, v] of Object.entries(profile.env ?? {})) env[k] = expand(v, vars);
       return {
         env,
+        ...(model && { modelText: STAND_IN_TEXT }),
         inconclusive: () => model?.unsupported(),
         dispose: async () => model?.close(),
       };

@@ -13,7 +13,13 @@ import {
   type Timeouts,
   type TurnKind,
 } from './check.js';
-import { AgentConnection, isResponse } from './wire.js';
+import {
+  AgentConnection,
+  type ExitPolicy,
+  isResponse,
+  type KitClientCapabilities,
+  NO_CAPABILITIES,
+} from './wire.js';
 
 /** What a target needs to know to prepare one check. */
 export interface PrepareInput {
@@ -40,6 +46,8 @@ export interface PreparedTarget {
    * reason, whether it failed or passed (a turn that ended in a model error can pass a check vacuously).
    */
   inconclusive?(): string | undefined;
+  /** The text the target's model answers a plain prompt with, when the target scripts the model. */
+  modelText?: string;
   dispose(): Promise<void>;
 }
 
@@ -58,6 +66,10 @@ export interface AgentTarget {
   exitGraceMs?: number;
   /** The settle wait before stdin closes (ms; a profile's settleMs). */
   settleMs?: number;
+  /** How the agent is asked to exit at the end of a check (a profile's `exit`; default `stdin`). */
+  exit?: ExitPolicy;
+  /** What the client advertises in initialize and serves (a profile's `clientCapabilities`; default none). */
+  clientCapabilities?: KitClientCapabilities;
 }
 
 /** How a run was configured, for the report. */
@@ -147,11 +159,17 @@ export async function runCheck(
       cwd,
       timeouts,
       settleMs: target.settleMs ?? 0,
+      ...(prepared.modelText !== undefined && { modelText: prepared.modelText }),
       start: (label) => {
         const conn = AgentConnection.spawn(
           target.command,
           target.args,
-          { env, cwd: target.processCwd ?? root },
+          {
+            env,
+            cwd: target.processCwd ?? root,
+            clientCapabilities: target.clientCapabilities ?? NO_CAPABILITIES,
+            exitPolicy: target.exit ?? 'stdin',
+          },
           label ?? `${target.name} process ${conns.length + 1}`,
         );
         conns.push(conn);
@@ -168,11 +186,14 @@ export async function runCheck(
   } finally {
     // No orphans: any process a check left running is killed and awaited.
     await Promise.all(conns.map((c) => (c.exit ? undefined : c.shutdown(0))));
+    // A process the agent started can outlive it (same process group): gone before its HOME is deleted.
+    await Promise.all(conns.map((c) => c.reapGroup(timeouts.exit)));
     await prepared?.dispose();
     rmSync(root, { recursive: true, force: true });
   }
-  // A model-turn check that failed, or that judges the turns and passed, when the model could not answer.
-  const moot = check.turns?.length && (status === 'fail' || (status === 'pass' && check.judgesTurns));
+  // A model-turn check that failed or skipped, or that judges the turns and passed, when the model could not
+  // answer: the model's failure is the reason to report.
+  const moot = check.turns?.length && (status !== 'pass' || check.judgesTurns);
   const excuse = moot ? prepared?.inconclusive?.() : undefined;
   if (excuse) {
     detail = `${excuse} (the check saw: ${status}: ${detail})`;

@@ -7,8 +7,25 @@ import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 
 const require = createRequire(import.meta.url);
-/** Where the schema is read from (the SDK package's own copy). */
+/** Where the v1 schema is read from (the SDK package's own copy). */
 export const SCHEMA_PATH = require.resolve('@agentclientprotocol/sdk/schema/v1/schema.json');
+
+/**
+ * The protocol versions the kit knows: those whose JSON Schema the SDK ships (`schema/vN/schema.json`). An
+ * agent answering one of these is judged against that version's schema; any other version is unknown.
+ */
+export const KNOWN_PROTOCOL_VERSIONS: readonly number[] = [1, 2];
+
+/** The schema file of a known protocol version. */
+export function schemaPath(version: number): string {
+  if (!KNOWN_PROTOCOL_VERSIONS.includes(version))
+    throw new Error(
+      `protocol version ${version} has no schema here; the kit knows ${KNOWN_PROTOCOL_VERSIONS.join(', ')}`,
+    );
+  return version === 1
+    ? SCHEMA_PATH
+    : require.resolve(`@agentclientprotocol/sdk/schema/v${version}/schema.json`);
+}
 
 /** Result definitions for the client requests the suite sends. */
 const RESPONSE_DEFS: Record<string, string> = {
@@ -49,7 +66,7 @@ const INT_RANGE: Record<string, [number, number]> = {
   int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 };
 
-function buildAjv(): Ajv2020 {
+function buildAjv(version: number): Ajv2020 {
   // strict: false because the schema carries vendor keywords (x-side, x-method, discriminator, ...).
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   for (const [name, max] of Object.entries(UINT_MAX)) {
@@ -66,21 +83,43 @@ function buildAjv(): Ajv2020 {
   }
   ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
   ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
-  ajv.addSchema(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object, 'acp');
+  // Formats the v2 schema uses.
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) =>
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
+  });
+  ajv.addFormat('regex', {
+    type: 'string',
+    validate: (s: string) => {
+      try {
+        new RegExp(s, 'u');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  ajv.addSchema(JSON.parse(readFileSync(schemaPath(version), 'utf8')) as object, 'acp');
   return ajv;
 }
 
-let shared: Ajv2020 | undefined;
+const shared = new Map<number, Ajv2020>();
 const compiled = new Map<string, ValidateFunction>();
 
-/** The compiled validator of one `$defs` entry (compiled once per process). */
-export function validatorFor(def: string): ValidateFunction {
-  let v = compiled.get(def);
+/** The compiled validator of one `$defs` entry of a version's schema (compiled once per process). */
+export function validatorFor(def: string, version = 1): ValidateFunction {
+  const key = `${version}:${def}`;
+  let v = compiled.get(key);
   if (!v) {
-    shared ??= buildAjv();
-    v = shared.getSchema(`acp#/$defs/${def}`);
-    if (!v) throw new Error(`${SCHEMA_PATH} has no definition named ${def}`);
-    compiled.set(def, v);
+    let ajv = shared.get(version);
+    if (!ajv) {
+      ajv = buildAjv(version);
+      shared.set(version, ajv);
+    }
+    v = ajv.getSchema(`acp#/$defs/${def}`);
+    if (!v) throw new Error(`${schemaPath(version)} has no definition named ${def}`);
+    compiled.set(key, v);
   }
   return v;
 }
@@ -97,10 +136,14 @@ function formatErrors(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
-/** Validates `value` against `$defs/def`; returns a readable problem, or undefined when valid. */
-export function checkDef(def: string, value: unknown): string | undefined {
-  const v = validatorFor(def);
-  return v(value) ? undefined : `does not match schema $defs/${def}: ${formatErrors(v.errors)}`;
+/**
+ * Validates `value` against `$defs/def` of a version's schema (default v1); returns a readable problem, or
+ * undefined when valid.
+ */
+export function checkDef(def: string, value: unknown, version = 1): string | undefined {
+  const v = validatorFor(def, version);
+  const which = version === 1 ? '' : `v${version} `;
+  return v(value) ? undefined : `does not match ${which}schema $defs/${def}: ${formatErrors(v.errors)}`;
 }
 
 /** The valid StopReason values, read from the schema. */

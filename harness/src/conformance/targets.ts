@@ -41,8 +41,11 @@ export function sdkExampleTarget(): AgentTarget {
 }
 
 /** Emulator script entries that make a model behave as each kind of turn asks. */
+/** What the scripted model answers a simple turn with. */
+const SIMPLE_TEXT = 'Hello from the conformance model.';
+
 const TURN_SCRIPTS: Record<TurnKind, unknown[]> = {
-  simple: [{ reply: { text: 'Hello from the conformance model.' } }],
+  simple: [{ reply: { text: SIMPLE_TEXT } }],
   // Streams a little text (a visible sign of progress), then stalls until the agent cancels the request.
   slow: [
     {
@@ -88,6 +91,7 @@ export function ourAgentTarget(): AgentTarget {
           baseUrl: emulator.url,
           apiKey: 'sk-test-conformance',
         }),
+        modelText: SIMPLE_TEXT,
         dispose: () => emulator.close(),
       };
     },
@@ -96,7 +100,7 @@ export function ourAgentTarget(): AgentTarget {
 
 /** replay.override.json calls that make the replayed model behave as each kind of turn asks (no emulator). */
 const TURN_OVERRIDES: Record<TurnKind, unknown[]> = {
-  simple: [{ kind: 'chunks', chunks: [textChunk('Hello from the conformance model.'), finishChunk('stop')] }],
+  simple: [{ kind: 'chunks', chunks: [textChunk(SIMPLE_TEXT), finishChunk('stop')] }],
   // Streams a little text, then never answers until the agent aborts the call (a cancelled turn).
   slow: [{ kind: 'hang', chunks: [textChunk('Counting slowly: one, '), textChunk('two, ')] }],
   permission: [
@@ -153,7 +157,7 @@ export function ourAgentReplayTarget(): AgentTarget {
         fixture,
         ...(override ? { override } : {}),
       });
-      return { env, dispose: async () => {} };
+      return { env, modelText: SIMPLE_TEXT, dispose: async () => {} };
     },
   };
 }
@@ -188,6 +192,7 @@ export function fakeTarget(flaw?: string): AgentTarget {
     args: [FAKE_AGENT],
     prepare: async ({ root, turns }) => ({
       env: { ...baseEnv(root), FAKE_TURNS: turns.join(','), ...(flaw && { FAKE_FLAW: flaw }) },
+      modelText: 'Hello from the fake agent.',
       dispose: async () => {},
     }),
   };

@@ -4,6 +4,8 @@
  * check wait for a condition with a deadline instead of sleeping.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
 import { type ChildEnd, spawnPiped } from '../process/piped-child.js';
 
 /** A JSON-RPC id as ACP allows it. */
@@ -45,10 +47,32 @@ export interface ExitInfo {
   killed: boolean;
 }
 
+/** The client capabilities the kit can offer: file reads and writes (never a terminal). */
+export interface KitClientCapabilities {
+  fs: { readTextFile: boolean; writeTextFile: boolean };
+  terminal: false;
+}
+
+/** Client capabilities that advertise nothing: no fs, no terminal (the kit's default). */
+export const NO_CAPABILITIES: KitClientCapabilities = {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+};
+
+/**
+ * How the agent is asked to exit at the end of a check: `stdin` closes stdin and waits; `signal` closes stdin
+ * and sends SIGTERM to its process group at once (a profile's `exit`). Either way it is killed after the deadline.
+ */
+export type ExitPolicy = 'stdin' | 'signal';
+
 /** Options to spawn an agent. */
 export interface SpawnOptions {
   env: Record<string, string | undefined>;
   cwd: string;
+  /** What initialize advertises; the connection serves the fs methods advertised (default none). */
+  clientCapabilities?: KitClientCapabilities;
+  /** How the checks' final shutdown asks the agent to exit (default `stdin`). */
+  exitPolicy?: ExitPolicy;
 }
 
 /** A wait that did not see its condition before the deadline (or the agent exited first). */
@@ -87,6 +111,10 @@ export class AgentConnection {
     command: string,
     private readonly proc: ChildProcessWithoutNullStreams,
     ended: Promise<ChildEnd>,
+    /** What this client advertises in initialize (and serves). */
+    readonly clientCapabilities: KitClientCapabilities = NO_CAPABILITIES,
+    /** How the checks' final shutdown asks the agent to exit. */
+    readonly exitPolicy: ExitPolicy = 'stdin',
   ) {
     proc.stdout!.on('data', (chunk: Buffer) => this.onStdout(chunk));
     proc.stderr!.on('data', (chunk: Buffer) => {
@@ -114,7 +142,7 @@ export class AgentConnection {
     label = command,
   ): AgentConnection {
     const { child, ended } = spawnPiped(command, args, { env: opts.env, cwd: opts.cwd });
-    return new AgentConnection(label, command, child, ended);
+    return new AgentConnection(label, command, child, ended, opts.clientCapabilities, opts.exitPolicy);
   }
 
   /** The agent's process id (undefined when it never started). */
@@ -187,6 +215,14 @@ export class AgentConnection {
     }
     if (msg.method.startsWith('fs/') || msg.method.startsWith('terminal/'))
       this.capabilityCalls.push(request);
+    const fs = this.clientCapabilities.fs;
+    if (
+      (msg.method === 'fs/read_text_file' && fs.readTextFile) ||
+      (msg.method === 'fs/write_text_file' && fs.writeTextFile)
+    ) {
+      this.serveFs(request);
+      return;
+    }
     this.send({
       jsonrpc: '2.0',
       id: request.id,
@@ -195,6 +231,39 @@ export class AgentConnection {
         message: `Method not found: the conformance client does not offer ${msg.method}`,
       },
     });
+  }
+
+  /** Serves an advertised fs request on the real file system, with ACP's error codes. */
+  private serveFs(request: HeldRequest): void {
+    const path = request.params.path;
+    if (typeof path !== 'string' || !isAbsolute(path)) {
+      this.send({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: {
+          code: -32602,
+          message: `Invalid params: path must be absolute, got ${JSON.stringify(path)}`,
+        },
+      });
+      return;
+    }
+    try {
+      if (request.method === 'fs/read_text_file') {
+        const content = readFileSync(path, 'utf8');
+        this.send({ jsonrpc: '2.0', id: request.id, result: { content } });
+      } else {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, String(request.params.content ?? ''));
+        this.send({ jsonrpc: '2.0', id: request.id, result: {} });
+      }
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      const error =
+        err.code === 'ENOENT'
+          ? { code: -32002, message: `Resource not found: ${path}`, data: { uri: path } }
+          : { code: -32603, message: `Internal error: ${err.message}` };
+      this.send({ jsonrpc: '2.0', id: request.id, error });
+    }
   }
 
   /** Answers a permission request: the first allow (or reject) option, or the `cancelled` outcome. */
@@ -350,8 +419,12 @@ export class AgentConnection {
    * Closes stdin and waits up to `timeoutMs` for the agent to exit on its own; kills its process group
    * otherwise. Returns whether it exited by itself.
    */
-  async shutdown(timeoutMs: number): Promise<{ exitedOnItsOwn: boolean; exit: ExitInfo }> {
+  async shutdown(
+    timeoutMs: number,
+    policy: ExitPolicy = 'stdin',
+  ): Promise<{ exitedOnItsOwn: boolean; exit: ExitInfo }> {
     this.closeStdin();
+    if (policy === 'signal') this.signalGroup('SIGTERM');
     const timedOut = Symbol('timeout');
     let timer: NodeJS.Timeout | undefined;
     const first = await Promise.race([
@@ -371,12 +444,34 @@ export class AgentConnection {
   kill(): void {
     if (this.exitInfo) return;
     this.killedByClient = true;
+    if (!this.signalGroup('SIGKILL')) this.proc.kill('SIGKILL');
+  }
+
+  /** Sends `signal` to the agent's process group; false when the group is gone. */
+  private signalGroup(signal: NodeJS.Signals): boolean {
     const pid = this.proc.pid;
+    if (pid === undefined) return false;
     try {
-      if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+      process.kill(-pid, signal);
+      return true;
     } catch {
-      this.proc.kill('SIGKILL');
+      return false;
     }
+  }
+
+  /**
+   * Once the agent's main process has exited: kills what is left of its process group (a child it started
+   * that outlived it) and waits until the group is empty or `timeoutMs` has passed. Returns whether it is empty.
+   */
+  async reapGroup(timeoutMs: number): Promise<boolean> {
+    await this.exited;
+    const deadline = Date.now() + timeoutMs;
+    while (this.signalGroup('SIGKILL')) {
+      if (Date.now() > deadline) return false;
+      // A killed process leaves the group once it is reaped (by init, for an orphan): a condition to poll.
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return true;
   }
 
   /** A readable transcript: `>` lines the client sent, `<` lines the agent wrote, then stderr. */

@@ -1,7 +1,7 @@
 /** Initialization checks (ACP v1 protocol/initialization). */
 import { type Check, clip, fail } from '../check.js';
 import { finish, initialize, initializeParams, PROTOCOL_VERSION, resultOf } from '../exchange.js';
-import { checkDef } from '../schema.js';
+import { checkDef, KNOWN_PROTOCOL_VERSIONS } from '../schema.js';
 
 /** A version no v1 agent supports. */
 const FUTURE_VERSION = 65535;
@@ -27,23 +27,33 @@ const versionEcho: Check = {
 
 const versionDowngrade: Check = {
   id: 'initialize.version-downgrade',
-  title: `initialize asking for an unsupported newer version (${FUTURE_VERSION}) answers with the agent's latest, 1`,
+  title: `initialize asking for an unsupported newer version (${FUTURE_VERSION}) answers with the latest version the agent supports, valid under that version's schema`,
   source: 'protocol/initialization (version negotiation)',
   level: 'mandatory',
   async run(ctx) {
     const conn = ctx.start();
+    let init: Record<string, unknown>;
     try {
-      const resp = await conn.request('initialize', initializeParams(FUTURE_VERSION), ctx.timeouts.request);
-      const init = resultOf(resp, `initialize with protocolVersion ${FUTURE_VERSION}`);
-      if (init.protocolVersion !== PROTOCOL_VERSION) {
-        fail(
-          `asked for ${FUTURE_VERSION}, got protocolVersion ${JSON.stringify(init.protocolVersion)} (a v1 agent must answer 1)`,
-        );
-      }
+      const resp = await conn.request(
+        'initialize',
+        initializeParams(conn, FUTURE_VERSION),
+        ctx.timeouts.request,
+      );
+      init = resultOf(resp, `initialize with protocolVersion ${FUTURE_VERSION}`);
     } finally {
       await finish(conn, ctx);
     }
-    return `asked for ${FUTURE_VERSION}, got 1`;
+    // The spec: an agent that does not support the requested version answers with the latest it supports.
+    // Which that is the kit cannot know; it can know the answer is a version with a published schema, and
+    // that the answer is valid under that version's schema.
+    const version = init.protocolVersion;
+    if (typeof version !== 'number' || !KNOWN_PROTOCOL_VERSIONS.includes(version))
+      fail(
+        `asked for ${FUTURE_VERSION}, got protocolVersion ${JSON.stringify(version)}, not a version the kit knows (${KNOWN_PROTOCOL_VERSIONS.join(', ')}: the versions the ACP SDK ships a schema for)`,
+      );
+    const problem = checkDef('InitializeResponse', init, version);
+    if (problem) fail(`asked for ${FUTURE_VERSION}, got protocolVersion ${version}; the result ${problem}`);
+    return `asked for ${FUTURE_VERSION}, got ${version} (valid under the v${version} schema)`;
   },
 };
 

@@ -8,6 +8,7 @@ import {
   resultOf,
   startSession,
   textPrompt,
+  toolCalls,
   turnUpdatesAfter,
 } from '../exchange.js';
 import { checkDef, stopReasons } from '../schema.js';
@@ -223,17 +224,30 @@ const noUnadvertisedCalls: Check = {
   judgesTurns: true,
   async run(ctx) {
     const { conn, sessionId } = await startSession(ctx);
+    let turn: Awaited<ReturnType<typeof promptTurn>>;
     try {
-      await promptTurn(conn, ctx, sessionId, 'Read the file README.md and summarize it in one sentence.');
+      turn = await promptTurn(
+        conn,
+        ctx,
+        sessionId,
+        'Read the file README.md and summarize it in one sentence.',
+      );
     } finally {
       await finish(conn, ctx);
     }
-    const calls = conn.capabilityCalls.map((c) => c.method);
+    const fs = conn.clientCapabilities.fs;
+    const advertised = (method: string) =>
+      (method === 'fs/read_text_file' && fs.readTextFile) ||
+      (method === 'fs/write_text_file' && fs.writeTextFile);
+    const calls = conn.capabilityCalls.map((c) => c.method).filter((m) => !advertised(m));
     if (calls.length > 0)
       fail(
-        `the agent called ${[...new Set(calls)].join(', ')} (${calls.length} request(s)) although the client advertised fs: false, terminal: false`,
+        `the agent called ${[...new Set(calls)].join(', ')} (${calls.length} request(s)) although the client did not advertise it (clientCapabilities ${JSON.stringify(conn.clientCapabilities)})`,
       );
-    return 'no fs/* or terminal/* requests';
+    // Without a tool call the turn never had a reason to read a file: no request proves nothing.
+    if (toolCalls(turn.updates).length === 0 && conn.capabilityCalls.length === 0)
+      skip('the agent called no tool during the turn, so it had no reason to read a file');
+    return `no unadvertised fs/* or terminal/* requests (${toolCalls(turn.updates).length} tool call(s))`;
   },
 };
 

@@ -120,7 +120,7 @@ const parseError: Check = {
         fail(`expected {"id": null, "error": {"code": -32700}}, got ${JSON.stringify(err)}`);
       }
       resultOf(
-        await conn.request('initialize', initializeParams(), ctx.timeouts.request),
+        await conn.request('initialize', initializeParams(conn), ctx.timeouts.request),
         'initialize after the parse error',
       );
     } finally {

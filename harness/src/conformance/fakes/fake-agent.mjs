@@ -1,11 +1,17 @@
 #!/usr/bin/env node
+import { spawn } from 'node:child_process';
 // A tiny ACP agent for testing the conformance checks themselves. With no flaw it follows the ACP v1
 // spec; FAKE_FLAW switches on exactly one deliberate violation so a test can prove a check catches it.
 // FAKE_TURNS (comma list of simple|slow|permission|file) says how each successive prompt turn behaves.
 // Traits of real agents the kit must not mistake for violations (FAKE_FLAW values too): late-session-updates
 // (available_commands_update and current_mode_update after every prompt response, as the spec allows),
 // first-run-only (initialize fails when this HOME was used by an earlier process, like an agent whose
-// first run changes its state). FAKE_MODEL_URL: each prompt first POSTs to that URL. Always: an inherited FAKE_POISON breaks session/new (as an inherited
+// first run changes its state), latest-v2 (answers a request for a newer version with 2, in the v2 shape),
+// session-updates-first (a prompt first gets session-level updates, and the turn starts ~100 ms later: a
+// cancel or close before then is lost, as with an agent whose model call has not started), no-tool-call (the
+// file turn answers without calling a tool), live-notice (a live turn adds a notice that a replay does not
+// repeat), orphan-child (initialize starts a child in the agent's process group that outlives it, prints
+// "orphan pid N" on stderr and later writes into HOME). FAKE_MODEL_URL: each prompt first POSTs to that URL. Always: an inherited FAKE_POISON breaks session/new (as an inherited
 // variable broke a real agent's), and $HOME/.fake/agent-name, when a profile places it, names the agent.
 // Sessions are kept as JSON files under $HOME/sessions ({cwd, history, modeId, model}) so a second process
 // can session/load or session/resume them, and session/list can list them.
@@ -144,6 +150,8 @@ function startTurn(id, sessionId, promptText) {
     return;
   }
   const stop = flaw === 'bad-stop-reason' ? 'done' : 'end_turn';
+  if (flaw === 'live-notice')
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', content: text('Notice: live turns only. ') });
   if (kind === 'slow') {
     say('Counting slowly...');
     return;
@@ -180,11 +188,17 @@ function startTurn(id, sessionId, promptText) {
     });
     return;
   }
-  if (kind === 'file' && flaw === 'fs-unadvertised') {
-    askClient('fs/read_text_file', { sessionId, path: '/tmp/README.md' }, () => {
+  if (kind === 'file' && flaw !== 'no-tool-call') {
+    const read = { toolCallId: 'call-read', title: 'Read README.md', kind: 'read' };
+    update(sessionId, { sessionUpdate: 'tool_call', ...read, status: 'in_progress' });
+    const done = () => {
+      update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId: 'call-read', status: 'completed' });
       say('Read it.');
       turn.finish(stop);
-    });
+    };
+    if (flaw === 'fs-unadvertised')
+      askClient('fs/read_text_file', { sessionId, path: '/tmp/README.md' }, done);
+    else setImmediate(done);
     return;
   }
   say('Hello from the fake agent.');
@@ -215,7 +229,20 @@ function onRequest(id, method, params) {
         return respondError(id, -32603, `fake agent: ${ran} exists, this HOME was used by an earlier check`);
       writeFileSync(ran, `${process.pid}\n`);
       initialized = true;
+      if (flaw === 'orphan-child') {
+        const late = `setTimeout(() => { require('fs').mkdirSync(process.env.HOME, { recursive: true }); require('fs').writeFileSync(require('path').join(process.env.HOME, 'late.txt'), 'late'); }, 3000)`;
+        const child = spawn(process.execPath, ['-e', late], { stdio: 'ignore' });
+        process.stderr.write(`orphan pid ${child.pid}\n`);
+        child.unref();
+      }
       const version = flaw === 'version-2' ? 2 : Math.min(params.protocolVersion, 1);
+      // latest-v2 (a trait): supports v1 and v2 and answers a newer request with 2, in the v2 shape.
+      if (flaw === 'latest-v2' && params.protocolVersion >= 2)
+        return respond(id, {
+          protocolVersion: 2,
+          info: { name: agentName(), version: '1.0.0' },
+          capabilities: {},
+        });
       return respond(id, {
         protocolVersion: version,
         agentCapabilities:
@@ -255,7 +282,8 @@ function onRequest(id, method, params) {
       const replay = () => {
         for (const entry of loadHistory(params.sessionId)) {
           update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: text(entry.user) });
-          update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: text(entry.agent) });
+          const agent = flaw === 'load-drops-agent-text' ? '' : entry.agent;
+          update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: text(agent) });
         }
       };
       if (flaw === 'load-after-response') {
@@ -338,6 +366,14 @@ function onRequest(id, method, params) {
           .then((r) => r.text())
           .catch(() => '')
           .then(() => startTurn(id, params.sessionId, promptText));
+      }
+      if (flaw === 'session-updates-first') {
+        update(params.sessionId, {
+          sessionUpdate: 'available_commands_update',
+          availableCommands: [{ name: 'conformance', description: 'a command' }],
+        });
+        update(params.sessionId, { sessionUpdate: 'session_info_update', title: 'A conformance turn' });
+        return void setTimeout(() => startTurn(id, params.sessionId, promptText), 100);
       }
       return startTurn(id, params.sessionId, promptText);
     }
