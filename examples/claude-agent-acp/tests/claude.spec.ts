@@ -75,6 +75,9 @@ test('a cancelled turn', async ({ acp }) => {
   const turn = acp.promptInFlight('Count slowly from one to ten.');
   // The model's stream is under way (and stays open) when the cancel goes out.
   await acp.waitForUpdate('agent_message_chunk');
+  // And the title call beside it has answered: its usage counts in the cancelled turn's cost only when it
+  // finished first, a race the snapshot would otherwise record either way.
+  await acp.waitForUpdate('session_info_update');
   await acp.cancel();
   expect((await turn).stopReason).toBe('cancelled');
   await sessionUpdatesIn(acp);
