@@ -5,11 +5,11 @@
  * (docs/decisions/0015-real-home-root.md). Run as root (it creates the other account); skipped otherwise.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
-import { expect, test } from '@acp-snapshot/playwright/testing';
+import { expect, REPO_ROOT, test } from '@acp-snapshot/playwright/testing';
 import {
   type Account,
   copyUserProject,
@@ -33,6 +33,27 @@ function otherAccount(): Account {
   const id = (flag: string) => Number(execFileSync('id', [flag, OTHER], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
 }
+
+/**
+ * The other account runs Playwright from this repository's node_modules: each directory above the repository
+ * must let it pass. A clone inside a private temporary directory (`mktemp -d`, mode 0700) does not; the search
+ * bit (no read) is lent for the file's run and given back.
+ */
+const lent: { dir: string; mode: number }[] = [];
+test.beforeAll(async () => {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = dirname(REPO_ROOT); ; dir = dirname(dir)) {
+    const { mode } = await stat(dir);
+    if ((mode & 0o001) === 0) {
+      lent.push({ dir, mode: mode & 0o7777 });
+      await chmod(dir, (mode & 0o7777) | 0o001);
+    }
+    if (dir === dirname(dir)) break;
+  }
+});
+test.afterAll(async () => {
+  for (const { dir, mode } of lent.splice(0)) await chmod(dir, mode);
+});
 
 let emulator: Emulator;
 let work: string;
