@@ -226,7 +226,9 @@ const REFRESH_KINDS = [
 async function changedAgent(replayCommand: string[], changes: Array<[string, string]>): Promise<string[]> {
   const script = replayCommand.find((a) => a.endsWith('/dist/main.js'))!;
   const agentDir = dirname(dirname(script));
-  const copy = await mkdtemp(join(REPO_ROOT, 'test-results', 'changed-agent-'));
+  // Not under test-results/: a concurrent Playwright run of the repository's config may clear that.
+  await mkdir(join(REPO_ROOT, '.tmp'), { recursive: true });
+  const copy = await mkdtemp(join(REPO_ROOT, '.tmp', 'changed-agent-'));
   await cp(agentDir, copy, { recursive: true, filter: (src) => !src.includes('node_modules') });
   const main = join(copy, 'dist/main.js');
   let text = await readFile(main, 'utf8');
