@@ -1,11 +1,13 @@
 /**
  * The import rules of the repository, checked over every tracked source file (docs/architecture.md,
  * "Layering"). Like Playwright's DEPS.list: each package names the workspace packages it may import, no
- * relative import leaves its package, runtime code imports no test tooling, and inside the harness each
- * folder imports only folders below it. A failure names the file, the import and the rule.
+ * relative import leaves its package, runtime code imports no test tooling, inside the harness each folder
+ * imports only folders below it, no module imports itself through a cycle (type-only imports count: a type
+ * cycle is a knot all the same), and each package.json lists what its code imports. A failure names the file,
+ * the import and the rule.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 
@@ -27,6 +29,13 @@ const PACKAGES: Record<string, readonly string[]> = {
   ],
   scripts: ['*'],
 };
+
+/**
+ * Packages published as one bundle (their workspace and npm imports inlined at build): their manifest lists
+ * what they bundle under devDependencies. The others are installed as they are, so their runtime imports must
+ * be dependencies.
+ */
+const BUNDLED = ['harness'];
 
 /** Test-only packages: runtime code (not a test, not a `testing/` helper) of the bottom packages imports none. */
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
@@ -79,6 +88,18 @@ function sourceFiles(): string[] {
     .filter((f) => f.split('/')[0]! in PACKAGES);
 }
 
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+function manifestOf(top: string): Manifest | undefined {
+  const path = resolve(ROOT, top, 'package.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Manifest) : undefined;
+}
+
 function importsOf(file: string): Import[] {
   const text = readFileSync(resolve(ROOT, file), 'utf8');
   const out: Import[] = [];
@@ -102,12 +123,125 @@ function harnessLayer(path: string): string | undefined {
 }
 
 /** The name in a top folder's package.json ('' for a folder that is no package: e2e/, scripts/). */
-function packageName(top: string): string {
-  try {
-    return (JSON.parse(readFileSync(resolve(ROOT, top, 'package.json'), 'utf8')) as { name: string }).name;
-  } catch {
-    return '';
+const packageName = (top: string): string => manifestOf(top)?.name ?? '';
+
+/** The file a relative import names, as a tracked path (`./x.js` → `dir/x.ts`, `./dir` → `dir/index.ts`). */
+function resolveRelative(from: string, spec: string, files: ReadonlySet<string>): string | undefined {
+  const base = relative(ROOT, resolve(ROOT, dirname(from), spec));
+  for (const candidate of [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.mjs$/, '.mts'),
+    `${base}/index.ts`,
+  ])
+    if (files.has(candidate)) return candidate;
+  return undefined;
+}
+
+/** Every import cycle among the given files (strongly connected components of more than one module, or a self-import). */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm, iterative over an explicit stack so a deep chain cannot overflow.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let next = 0;
+  for (const root of graph.keys()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; edge: number }> = [{ node: root, edge: 0 }];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const to = edges[frame.edge++]!;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        const selfImport = (graph.get(frame.node) ?? []).includes(frame.node);
+        if (component.length > 1 || selfImport) cycles.push(component.sort());
+      }
+    }
   }
+  return cycles;
+}
+
+/** The relative-import graph of the tracked source files (tests included: a test in a cycle is a knot too). */
+function importGraph(): Map<string, string[]> {
+  const files = sourceFiles();
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = importsOf(file)
+      .filter((imp) => imp.spec.startsWith('.'))
+      .map((imp) => resolveRelative(file, imp.spec, known))
+      .filter((t): t is string => t !== undefined);
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/**
+ * Where a package's manifest disagrees with its code: a workspace package it may import (PACKAGES) that its
+ * package.json does not list or the reverse, and, for a package installed as it is, an npm package its runtime
+ * code imports that is no dependency.
+ */
+function manifestViolations(): string[] {
+  const out: string[] = [];
+  const runtimeImports = new Map<string, Map<string, Import>>();
+  for (const file of sourceFiles()) {
+    if (isTest(file)) continue;
+    const top = file.split('/')[0]!;
+    for (const imp of importsOf(file)) {
+      if (imp.spec.startsWith('.') || imp.spec.startsWith('node:')) continue;
+      const pkg = packageOf(imp.spec);
+      const seen = runtimeImports.get(top) ?? new Map<string, Import>();
+      if (!seen.has(pkg)) seen.set(pkg, imp);
+      runtimeImports.set(top, seen);
+    }
+  }
+  for (const top of Object.keys(PACKAGES)) {
+    const manifest = manifestOf(top);
+    if (!manifest) continue;
+    const bundled = BUNDLED.includes(top);
+    const runtime = { ...manifest.dependencies, ...manifest.peerDependencies };
+    const listed = bundled ? { ...runtime, ...manifest.devDependencies } : runtime;
+    const field = bundled ? 'dependencies or devDependencies (bundled)' : 'dependencies';
+    const workspaceListed = Object.keys({ ...listed }).filter((d) => d.startsWith('@acp-snapshot/'));
+    for (const dep of PACKAGES[top]!)
+      if (!workspaceListed.includes(dep))
+        out.push(`${top}/package.json: ${top}/ may import ${dep} (PACKAGES) but its ${field} do not list it`);
+    for (const dep of workspaceListed)
+      if (!PACKAGES[top]!.includes(dep))
+        out.push(
+          `${top}/package.json lists ${dep}, which ${top}/ may not import: drop it or allow it in PACKAGES`,
+        );
+    for (const [pkg, imp] of runtimeImports.get(top) ?? [])
+      if (pkg !== manifest.name && !(pkg in listed))
+        out.push(`${imp.file}:${imp.line}: '${imp.spec}': ${pkg} is not in ${top}/package.json's ${field}`);
+  }
+  return out;
 }
 
 function violations(): string[] {
@@ -153,6 +287,23 @@ function violations(): string[] {
 
 test('every import follows the layering rules', () => {
   expect(violations()).toEqual([]);
+});
+
+test('no import cycles, type-only imports included', () => {
+  const cycles = importCycles(importGraph()).map((c) => `an import cycle among ${c.join(', ')}`);
+  expect(cycles).toEqual([]);
+});
+
+test('each package.json lists the workspace packages its folder may import and the npm packages it imports', () => {
+  expect(manifestViolations()).toEqual([]);
+});
+
+test('the cycle check finds a cycle of two, of three, a self-import, and nothing in a chain', () => {
+  const g = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+  expect(importCycles(g({ a: ['b'], b: ['a'], c: ['a'] }))).toEqual([['a', 'b']]);
+  expect(importCycles(g({ a: ['b'], b: ['c'], c: ['a'] }))).toEqual([['a', 'b', 'c']]);
+  expect(importCycles(g({ a: ['a'] }))).toEqual([['a']]);
+  expect(importCycles(g({ a: ['b'], b: ['c'], c: [] }))).toEqual([]);
 });
 
 test('the check sees what it checks: the harness is found and its layers are all listed', () => {

@@ -15,11 +15,12 @@ import { createFileAccess } from './file-access.js';
 import { historyUpdates } from './history-replay.js';
 import { uncommittedAnswer } from './interrupted-turn.js';
 import { type AgentServices, requestShapingConfig } from './services.js';
-import { AgentSession, type SessionClient } from './session.js';
+import { AgentSession } from './session.js';
 import { listSessions } from './session-list.js';
 import { SessionSettings } from './session-settings.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { ToolRunner } from './tool-runner.js';
+import type { SessionClient } from './turn-context.js';
 
 /** The ACP side of the agent: method handlers over a set of sessions. */
 export class AcpAgent {

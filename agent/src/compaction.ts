@@ -1,6 +1,6 @@
 import { type ChatMessage, fingerprintRequest, type LlmRequest, type Usage } from '@acp-snapshot/session-log';
 import { untilAborted } from './abort.js';
-import type { AgentSession } from './session.js';
+import type { CompactionContext } from './turn-context.js';
 import { TurnError } from './turn-error.js';
 
 /** Context size estimate: characters / 4 over the system prompt, tool schemas and messages. */
@@ -58,7 +58,7 @@ function transcript(messages: ChatMessage[]): string {
  * them from rawOutput.
  */
 export async function maybeCompact(
-  session: AgentSession,
+  session: CompactionContext,
   turn: number,
   step: number,
   signal: AbortSignal,

@@ -1,29 +1,15 @@
 import type { BodyEvent, VolatileRoots } from '@acp-snapshot/session-log';
-import {
-  type ContentBlock,
-  RequestError,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionUpdate,
-  type StopReason,
-} from '@agentclientprotocol/sdk';
+import { type ContentBlock, RequestError, type StopReason } from '@agentclientprotocol/sdk';
 import type { Conversation } from './conversation.js';
 import { promptToText } from './prompt-content.js';
 import type { AgentServices } from './services.js';
 import type { SessionSettings } from './session-settings.js';
 import type { SessionWriter } from './session-store.js';
-import type { FileAccess } from './tools/types.js';
 import { TurnRunner } from './turn.js';
-
-/** What a session needs from the ACP client: updates, permission questions, file access. */
-export interface SessionClient {
-  update(update: SessionUpdate): Promise<void>;
-  requestPermission(request: Omit<RequestPermissionRequest, 'sessionId'>): Promise<RequestPermissionResponse>;
-  fs: FileAccess;
-}
+import type { SessionClient, TurnContext } from './turn-context.js';
 
 /** One ACP session: its conversation, its log, and at most one running prompt turn. */
-export class AgentSession {
+export class AgentSession implements TurnContext {
   private turnAbort: AbortController | undefined;
   private running: Promise<unknown> | undefined;
 

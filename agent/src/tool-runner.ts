@@ -1,9 +1,9 @@
 import type { ToolCallRequest } from '@acp-snapshot/session-log';
 import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { TurnCancelled, untilAborted } from './abort.js';
-import type { AgentSession } from './session.js';
 import { CONFIGURED_MODE } from './session-settings.js';
 import type { ToolDefinition, ToolOutcome } from './tools/types.js';
+import type { ToolRunContext } from './turn-context.js';
 
 /** The options of every permission question: allow or reject this one call. */
 export const PERMISSION_OPTIONS: PermissionOption[] = [
@@ -29,7 +29,7 @@ interface PreparedCall {
  */
 export class ToolRunner {
   constructor(
-    private readonly session: AgentSession,
+    private readonly session: ToolRunContext,
     private readonly turn: number,
     private readonly step: number,
     private readonly signal: AbortSignal,

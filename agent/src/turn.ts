@@ -10,9 +10,9 @@ import {
 import { RequestError, type StopReason } from '@agentclientprotocol/sdk';
 import { TurnCancelled, untilAborted } from './abort.js';
 import { maybeCompact } from './compaction.js';
-import type { AgentSession } from './session.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { ToolRunner } from './tool-runner.js';
+import type { TurnContext } from './turn-context.js';
 import { TURN_ERROR_RPC_CODE, TurnError } from './turn-error.js';
 
 const FINISH_TO_STOP: Record<
@@ -35,7 +35,7 @@ export class TurnRunner {
   private step = 0;
 
   constructor(
-    private readonly session: AgentSession,
+    private readonly session: TurnContext,
     private readonly turn: number,
     private readonly signal: AbortSignal,
   ) {}

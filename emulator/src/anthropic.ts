@@ -1,6 +1,6 @@
 // Anthropic Messages (`POST /v1/messages`): content blocks (thinking, text, tool_use) and the event stream
 // message_start, content_block_start/delta/stop, message_delta, message_stop.
-import type { ErrorFields, WireFormat } from './format.js';
+
 import type { ScriptChunking, ScriptReply } from './script.js';
 import { type RoleText, roleOf } from './template.js';
 import {
@@ -17,6 +17,7 @@ import {
   splitChars,
   usageFigures,
 } from './wire.js';
+import type { ErrorFields, WireFormat } from './wire-format.js';
 
 const PING: Frame = { kind: 'comment', text: 'event: ping\ndata: {"type": "ping"}\n\n' };
 

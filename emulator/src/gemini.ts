@@ -1,6 +1,6 @@
 // Gemini (`POST /v1beta/models/MODEL:generateContent` and `:streamGenerateContent?alt=sse`): candidates with
 // content parts (text, thought text, functionCall), finishReason and usageMetadata on the last chunk.
-import type { WireFormat } from './format.js';
+
 import type { ScriptChunking, ScriptReply } from './script.js';
 import { type RoleText, roleOf } from './template.js';
 import {
@@ -13,6 +13,7 @@ import {
   type ResponseIdentity,
   usageFigures,
 } from './wire.js';
+import type { WireFormat } from './wire-format.js';
 
 const METHOD = /:(generateContent|streamGenerateContent)$/;
 

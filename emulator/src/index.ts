@@ -1,5 +1,5 @@
 // The model emulator's public API: start a scripted server, load and validate scripts.
-export type { FormatName } from './format.js';
+
 export {
   loadScript,
   parseScript,
@@ -19,3 +19,4 @@ export {
   type Served,
   startEmulator,
 } from './server.js';
+export type { FormatName } from './wire-format.js';

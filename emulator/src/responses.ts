@@ -1,6 +1,6 @@
 // OpenAI Responses (`POST /v1/responses`): output items (reasoning, message, function_call) and the
 // typed event stream `response.created` ... `response.completed`, numbered by `sequence_number`.
-import type { ErrorFields, WireFormat } from './format.js';
+
 import type { ScriptChunking, ScriptReply } from './script.js';
 import { contentText, type RoleText, roleOf } from './template.js';
 import {
@@ -17,6 +17,7 @@ import {
   splitChars,
   usageFigures,
 } from './wire.js';
+import type { ErrorFields, WireFormat } from './wire-format.js';
 
 type Item =
   | { id: string; type: 'reasoning'; summary: { type: 'summary_text'; text: string }[] }

@@ -3,7 +3,7 @@
 // Messages, Gemini), and injects failures.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultFormat, type FormatName, formatFor, ROUTE_LIST, type WireFormat } from './format.js';
+import { defaultFormat, formatFor, ROUTE_LIST } from './format.js';
 import {
   loadScript,
   parseScript,
@@ -16,6 +16,7 @@ import {
 } from './script.js';
 import { applyVars, type RoleText, resolveVars, usedVars, VarNotFound } from './template.js';
 import { type Frame, framesBefore, type ResponseIdentity } from './wire.js';
+import type { FormatName, WireFormat } from './wire-format.js';
 
 /** How to start an emulator: a script value (validated here) or a script file. */
 export interface EmulatorOptions {

@@ -6,7 +6,6 @@
  * tie, by their request's fingerprint.
  * Only exchanges with the very same request keep their given order: replay serves those in log order.
  */
-import type { Exchange } from './exchange-log.js';
 import { fingerprint, type JsonValue, type NormalizedRequest } from './normalize.js';
 
 /** Where each wire format keeps the conversation: Chat Completions and Messages, Responses, Gemini. */
@@ -45,7 +44,7 @@ function sortKey(request: NormalizedRequest): SortKey {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The exchanges in canonical order (a new array; the exchanges themselves are not copied). */
-export function canonicalOrder<T extends Pick<Exchange, 'request'>>(exchanges: readonly T[]): T[] {
+export function canonicalOrder<T extends { request: NormalizedRequest }>(exchanges: readonly T[]): T[] {
   const keyed = exchanges.map((ex, given) => ({ ex, given, key: sortKey(ex.request) }));
   keyed.sort(
     (a, b) =>

@@ -6,8 +6,7 @@ import { buildHeader, makeRecords, serializeLog } from '@acp-snapshot/session-lo
 import { expect, test } from '@playwright/test';
 import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../roots/roots.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
-import { parseScenario, type ScenarioInput } from '../scenario/input.js';
-import { expandScenarioRoots } from '../scenario/placeholders.js';
+import { expandScenarioRoots, parseScenario, type ScenarioInput } from '../scenario/input.js';
 import { agentEnv, type DriverOptions, driveScenario } from './driver.js';
 
 const ourAgent = [

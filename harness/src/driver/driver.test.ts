@@ -4,8 +4,7 @@ import { expect, test } from '@playwright/test';
 import { SDK_EXAMPLE_AGENT } from '../conformance/sdk-example.js';
 import { reapOrphans } from '../process/orphans.js';
 import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../roots/roots.js';
-import { parseScenario, type ScenarioInput } from '../scenario/input.js';
-import { expandScenarioRoots } from '../scenario/placeholders.js';
+import { expandScenarioRoots, parseScenario, type ScenarioInput } from '../scenario/input.js';
 import type { PromptBlock } from '../scenario/prompt-content.js';
 import { agentEnv, DriverError, type DriverOptions, driveScenario } from './driver.js';
 

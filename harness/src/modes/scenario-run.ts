@@ -30,8 +30,7 @@ import {
 } from '../roots/roots.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import type { ScenarioPaths } from '../scenario/corpus.js';
-import { loadScenario, namedAgentCommand, type Scenario } from '../scenario/input.js';
-import { expandScenarioRoots } from '../scenario/placeholders.js';
+import { expandScenarioRoots, loadScenario, namedAgentCommand, type Scenario } from '../scenario/input.js';
 
 /** What one run produced. */
 export interface RunOutcome {

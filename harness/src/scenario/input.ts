@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CLIP_LENGTH, clipText, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { z } from 'zod';
-import { placeholderIssues } from './placeholders.js';
+import { expandRootPlaceholders, placeholderIssues } from './placeholders.js';
 import { PromptBlock } from './prompt-content.js';
 
 /** How the harness answers the Nth `session/request_permission` of a scenario. */
@@ -357,4 +357,26 @@ export function namedAgentCommand(
     );
   }
   return command;
+}
+
+/** The scenario with its prompts' text and content, list cwd and agentConfig expanded for this run's roots. */
+export function expandScenarioRoots(
+  scenario: Scenario,
+  map: Readonly<Record<string, string | undefined>>,
+): Scenario {
+  const steps = scenario.steps.map((s) => {
+    if (s.op === 'list_sessions' && s.cwd !== undefined)
+      return { ...s, cwd: expandRootPlaceholders(s.cwd, map) };
+    if (s.op !== 'prompt') return s;
+    return {
+      ...s,
+      ...(s.text !== undefined ? { text: expandRootPlaceholders(s.text, map) } : {}),
+      ...(s.content !== undefined ? { content: expandRootPlaceholders(s.content, map) } : {}),
+    };
+  });
+  return {
+    ...scenario,
+    steps,
+    ...(scenario.agentConfig ? { agentConfig: expandRootPlaceholders(scenario.agentConfig, map) } : {}),
+  };
 }

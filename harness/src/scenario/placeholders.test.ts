@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createTestRoots, removeTestRoots, rootMap } from '../roots/roots.js';
-import { parseScenario } from './input.js';
-import { expandRootPlaceholders, expandScenarioRoots, ROOT_PLACEHOLDERS } from './placeholders.js';
+import { expandScenarioRoots, parseScenario } from './input.js';
+import { expandRootPlaceholders, ROOT_PLACEHOLDERS } from './placeholders.js';
 
 test('the placeholders a scenario may write are exactly the roots the harness maps', async () => {
   const roots = await createTestRoots('placeholders', { workspaceParent: 'pkg/app' });

@@ -4,7 +4,6 @@
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
 import { hydrateRoots, MAX_JSON_DEPTH, ROOT_NAMES } from '@acp-snapshot/session-log';
-import type { Scenario } from './input.js';
 
 /** The placeholders a scenario may use: the one list of root names (session-log roots.ts). */
 export const ROOT_PLACEHOLDERS = ROOT_NAMES;
@@ -57,26 +56,4 @@ export function placeholderIssues(
 export function expandRootPlaceholders<T>(value: T, map: Readonly<Record<string, string | undefined>>): T {
   // The inverse of the one root replacement: what replay does to recorded output (roots.ts).
   return hydrateRoots(value, map);
-}
-
-/** The scenario with its prompts' text and content, list cwd and agentConfig expanded for this run's roots. */
-export function expandScenarioRoots(
-  scenario: Scenario,
-  map: Readonly<Record<string, string | undefined>>,
-): Scenario {
-  const steps = scenario.steps.map((s) => {
-    if (s.op === 'list_sessions' && s.cwd !== undefined)
-      return { ...s, cwd: expandRootPlaceholders(s.cwd, map) };
-    if (s.op !== 'prompt') return s;
-    return {
-      ...s,
-      ...(s.text !== undefined ? { text: expandRootPlaceholders(s.text, map) } : {}),
-      ...(s.content !== undefined ? { content: expandRootPlaceholders(s.content, map) } : {}),
-    };
-  });
-  return {
-    ...scenario,
-    steps,
-    ...(scenario.agentConfig ? { agentConfig: expandRootPlaceholders(scenario.agentConfig, map) } : {}),
-  };
 }
