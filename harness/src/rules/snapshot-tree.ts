@@ -137,9 +137,10 @@ async function checkTree(
     });
   }
   // The secrets rule's patterns, and a test's own directory, in one pass over each file.
-  const patterns = [...secretPatterns(opts), { re: TEST_ROOT, what: TEST_ROOT_WHAT }];
+  const rules = secretPatterns(opts);
+  rules.lines.push({ re: TEST_ROOT, what: TEST_ROOT_WHAT });
   for (const file of files)
-    for (const { line, text, what } of await secretsIn(file, patterns))
+    for (const { line, text, what, rule } of await secretsIn(file, rules))
       out.push(
         what === TEST_ROOT_WHAT
           ? {
@@ -148,7 +149,7 @@ async function checkTree(
             }
           : {
               rule: 'secrets',
-              message: `${show(file)}:${line}: contains ${what}; scrub it and re-record: ${fix}`,
+              message: `${show(file)}:${line}: contains ${what}${rule ? ` (rule ${rule})` : ''}; scrub it and re-record: ${fix}`,
             },
       );
 }
