@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import {
   canonicalJson,
   dashedPath,
+  placeholderName,
   RootReplacer,
   type RootSpelling,
   rootAliases,
@@ -34,12 +35,12 @@ export type IdRule =
 /** A rule's placeholder name: `{{userId}}` (or the earlier bare `name`) -> `userId`. */
 function idName(rule: IdRule): string {
   if ('name' in rule) return rule.name;
-  const m = /^\{\{([A-Za-z][A-Za-z0-9_]*)\}\}$/.exec(rule.placeholder);
-  if (!m)
+  const name = placeholderName(rule.placeholder);
+  if (name === undefined)
     throw new Error(
       `normalize.ids: placeholder ${JSON.stringify(rule.placeholder)} is not one {{name}} (e.g. "{{userId}}")`,
     );
-  return m[1]!;
+  return name;
 }
 
 export interface NormalizeOptions {

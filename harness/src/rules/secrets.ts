@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { relative, sep } from 'node:path';
 import { type CredentialOptions, findCredentials } from '@acp-snapshot/model-http';
-import { RootReplacer } from '@acp-snapshot/session-log';
+import { RootReplacer, recordCommand } from '@acp-snapshot/session-log';
 import { COMMON_USER_NAMES, isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 import { type GuardContext, type GuardOptions, walkFiles } from './guard-context.js';
 
@@ -14,10 +14,10 @@ export async function checkSecrets(ctx: GuardContext): Promise<void> {
   const { opts, fixturesDir, scenariosDir, show, add } = ctx;
   const rules = secretPatterns(opts);
   for (const file of await walkFiles(fixturesDir)) {
-    const scenario = relative(scenariosDir, file).split(sep);
+    const [scenario, ...rest] = relative(scenariosDir, file).split(sep);
     const fix =
-      scenario.length > 1 && scenario[0] !== '..'
-        ? `re-record it (record mode scrubs it): npm run record -- ${scenario[0]}`
+      scenario && rest.length > 0 && scenario !== '..'
+        ? `re-record it (record mode scrubs it): ${recordCommand(scenario)}`
         : 'scrub it (record mode scrubs automatically) and re-record';
     for (const { line, what, rule } of await secretsIn(file, rules))
       add('secrets', `${show(file)}:${line}: contains ${what}${rule ? ` (rule ${rule})` : ''}; ${fix}`);

@@ -12,7 +12,7 @@ import {
   referencedSidecars,
   serializeExchanges,
 } from '@acp-snapshot/model-http';
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { acceptSnapshotsCommand, sidecarHash } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { type GuardOptions, SIDECAR_NAME } from './guard-context.js';
 import { secretPatterns, secretsIn } from './secrets.js';
@@ -131,7 +131,7 @@ async function checkTree(
       } catch {
         out.push({
           rule: 'snapshot-json',
-          message: `${show(file)}:${i + 1}: not a JSON line; write it again: npx playwright test --update-snapshots -g TITLE`,
+          message: `${show(file)}:${i + 1}: not a JSON line; write it again: ${acceptSnapshotsCommand('TITLE')}`,
         });
       }
     });
