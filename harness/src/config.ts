@@ -10,7 +10,7 @@ import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
 import type { HttpModelSource, RecordMode } from './model/http-model.js';
 import { type AgentProfile, checkProfileRules, checkRules } from './profile.js';
-import { GUARDS_TAG, type SuiteOptions } from './suite/suite-test.js';
+import { GUARDS_TAG, type SuiteMode, type SuiteOptions } from './suite/suite-test.js';
 
 export interface AcpConfigOptions {
   /** The agents to test, by project name. */
@@ -167,7 +167,7 @@ export function scenarioProjects(
   const agents = opts.agents ?? {};
   const guards = new RegExp(GUARDS_TAG);
   const teardown = opts.teardown ? { teardown: opts.teardown } : {};
-  const mode = (acpMode: 'replay' | 'record' | 'refresh', agentProfile: AgentProfile) => ({
+  const mode = (acpMode: SuiteMode, agentProfile: AgentProfile) => ({
     ...where,
     grepInvert: guards,
     snapshotPathTemplate: `${fixtures}/scenarios/{arg}{ext}`,

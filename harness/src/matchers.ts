@@ -4,8 +4,10 @@
  * each compared with a snapshot file the way `toMatchSnapshot` compares: `--update-snapshots` writes
  * these files and nothing else.
  */
+
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
+import { acceptSnapshotsCommand } from '@acp-snapshot/session-log';
 import { expect as base, type TestInfo, test } from '@playwright/test';
 import { jsonLinesCause } from './compare/causes.js';
 import { attachConversation } from './compare/conversation.js';
@@ -140,7 +142,7 @@ export const expect = base.extend({
               ...problems.map((p) => `problem: ${p}`),
               ...failures,
               differs && !replayFailure
-                ? `If the change is intended, accept it: npx playwright test --update-snapshots -g '${info.title}' (the diffs are attached).`
+                ? `If the change is intended, accept it: ${acceptSnapshotsCommand(`'${info.title}'`)} (the diffs are attached).`
                 : '',
             ]
               .filter(Boolean)

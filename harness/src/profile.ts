@@ -4,6 +4,7 @@
  * normalization its volatile fields need. Profiles live in the user's playwright.config.ts.
  */
 
+import { placeholderName } from '@acp-snapshot/session-log';
 import type * as acp from '@agentclientprotocol/sdk';
 
 export interface AgentProfile {
@@ -106,7 +107,7 @@ function checkRule(raw: unknown, at: string, opts: { name?: boolean }): void {
       `${at}: ${name !== undefined ? '"name"' : `the dotted path ${JSON.stringify(rule.path)}`} is not the rule spelling; ${write(placeholder)} (a JSON Pointer and a placeholder, as every normalization rule is written)`,
     );
   if (typeof rule.placeholder !== 'string') throw new Error(`${at}: no placeholder; ${write(placeholder)}`);
-  if (opts.name && !/^\{\{[A-Za-z][A-Za-z0-9_]*\}\}$/.test(placeholder))
+  if (opts.name && placeholderName(placeholder) === undefined)
     throw new Error(
       `${at}.placeholder: ${JSON.stringify(placeholder)} is not one {{name}}; ${write('{{name}}')}, e.g. "{{userId}}"`,
     );

@@ -1,5 +1,6 @@
 export * from './canonical-order.js';
 export * from './closest.js';
+export * from './credentials.js';
 export * from './exchange-log.js';
 export * from './faults.js';
 export * from './formats.js';

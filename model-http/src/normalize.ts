@@ -9,11 +9,13 @@ import { createHash } from 'node:crypto';
 import {
   canonicalJson,
   dashedPath,
+  placeholderName,
   RootReplacer,
   type RootSpelling,
   rootAliases,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
+import { type CredentialOptions, scrubCredentials } from './credentials.js';
 import { AUTH_HEADERS, scrubPath } from './formats.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -33,12 +35,12 @@ export type IdRule =
 /** A rule's placeholder name: `{{userId}}` (or the earlier bare `name`) -> `userId`. */
 function idName(rule: IdRule): string {
   if ('name' in rule) return rule.name;
-  const m = /^\{\{([A-Za-z][A-Za-z0-9_]*)\}\}$/.exec(rule.placeholder);
-  if (!m)
+  const name = placeholderName(rule.placeholder);
+  if (name === undefined)
     throw new Error(
       `normalize.ids: placeholder ${JSON.stringify(rule.placeholder)} is not one {{name}} (e.g. "{{userId}}")`,
     );
-  return m[1]!;
+  return name;
 }
 
 export interface NormalizeOptions {
@@ -55,6 +57,12 @@ export interface NormalizeOptions {
   ids?: readonly IdRule[];
   /** Request headers that take part in matching (lower-case names); all others are ignored. Never credentials. */
   headers?: readonly string[];
+  /**
+   * Credentials in the body (a key an agent read from a file, a token in a tool's output) are replaced by the
+   * one credentials table (credentials.ts) before anything is stored or fingerprinted; these are the key values
+   * matched verbatim besides its formats (the upstream key's).
+   */
+  credentials?: CredentialOptions;
   /** Applied last, to the parsed body, for what the rules above cannot say. */
   custom?: ReadonlyArray<(body: JsonValue) => JsonValue>;
 }
@@ -255,7 +263,8 @@ export class RequestNormalizer {
   }
 
   private normalizeText(s: string, seen: Map<string, string>): string {
-    let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
+    let out = scrubCredentials(s, this.options.credentials);
+    out = this.spellings.some((t) => out.includes(t)) ? this.replacer.text(out) : out;
     for (const { re, name } of this.patternIds) {
       out = out.replace(re, (m) => {
         const key = `${name}\u0000${m}`;

@@ -75,7 +75,14 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     throw new Error(
       `model-http: upstream.baseUrl ${JSON.stringify(options.upstream.baseUrl)} is not an absolute http(s) URL; give the model's origin, e.g. http://127.0.0.1:8080`,
     );
-  const normalizer = new RequestNormalizer(options.normalize);
+  // The upstream key never reaches the log: not in a header (dropped) nor in a body an agent echoed it into.
+  const key = options.upstream?.apiKeyEnv
+    ? (options.env ?? process.env)[options.upstream.apiKeyEnv]
+    : undefined;
+  const given = options.normalize?.credentials?.values ?? [];
+  const normalizer = new RequestNormalizer(
+    key ? { ...options.normalize, credentials: { values: [...given, key] } } : options.normalize,
+  );
   const failures: Failure[] = [];
   const faults = new FaultPlan(options.faults ?? [], 'startModelServer: options.faults');
   const timing = options.timing === 'recorded';

@@ -48,6 +48,27 @@ test('a changed message names messages[i].content and shows recorded vs live aro
   );
 });
 
+test('a root the plugin was not told is inferred whatever its name: {{workspaceParent}} too', () => {
+  const ask = (where: string, fn: string) => `Read ${where}/src/a.ts and fix the bug in ${fn} please.`;
+  const rec = new Recording({ workspaceParent: '/tmp/rec-parent' })
+    .user(1, ask('/tmp/rec-parent', 'parseConfig'))
+    .call(1, 1, [{ type: 'text', text: 'Done.' }, finish])
+    .end(1)
+    .user(2, 'Thanks');
+  const [entry] = deriveReplayScript(rec.events);
+  const r: LlmRequest = {
+    ...rec.request(),
+    messages: [{ role: 'user', content: ask('/var/tmp/parent-123', 'parseOptions') }],
+  };
+  // The agent hashed its live request with its own roots; the plugin knows none of them.
+  const fp = fingerprintRequest(r, { workspaceParent: '/var/tmp/parent-123' });
+  const drift = findDrift(entry!.request!, r, fp, { system: rec.header.systemPrompt as string }, {});
+  expect(drift?.part).toBe('messages[0].content');
+  // The snippet points at the real change, not at the parent directory.
+  expect(drift?.detail).toContain('"{{workspaceParent}}/src/a.ts and fix the bug in parseConfig please."');
+  expect(drift?.detail).toContain('"{{workspaceParent}}/src/a.ts and fix the bug in parseOptions please."');
+});
+
 test('an extra live message, a system prompt, tools and params are each located', () => {
   const { rec, expected, live, recorded } = setup();
   const base = rec.request();

@@ -1,10 +1,11 @@
-import type { ExpectedCall } from '@acp-snapshot/session-log';
 import {
   type ChatMessage,
   cutPoint,
+  type ExpectedCall,
   firstDifferingPart,
   firstHunk,
   type LlmRequest,
+  placeholderPattern,
   type RequestFingerprint,
   replaceRoots,
   shortHash,
@@ -66,7 +67,7 @@ export function textDiff(recorded: string, live: string): string {
   );
 }
 
-const PLACEHOLDER = /\{\{([a-z]+)\}\}/;
+const PLACEHOLDER = placeholderPattern();
 const PATH_CHAR = /[^\s"'`<>|]/;
 
 /**

@@ -1,5 +1,5 @@
 import { access } from 'node:fs/promises';
-import { readLogFile, type SessionEvent, type SessionHeader } from '@acp-snapshot/session-log';
+import { readLogFile, recordCommand, type SessionEvent, type SessionHeader } from '@acp-snapshot/session-log';
 
 /** A replay fixture that is missing or unreadable. */
 export class ReplayFixtureError extends Error {
@@ -22,7 +22,7 @@ export async function loadFixture(file: string): Promise<LoadedFixture> {
   } catch {
     throw new ReplayFixtureError(
       `the replay fixture ${file} does not exist: record the scenario first ` +
-        '(`npm run record -- NAME`), or fix ACP_SNAPSHOT_FIXTURE',
+        `(\`${recordCommand('NAME')}\`), or fix ACP_SNAPSHOT_FIXTURE`,
     );
   }
   let log: Awaited<ReturnType<typeof readLogFile>>;

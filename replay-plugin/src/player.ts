@@ -10,6 +10,8 @@ import {
   LlmProviderError,
   type LlmRequest,
   type ReplayEntry,
+  recordCommand,
+  refreshCommand,
   type StreamChunk,
   type VolatileRoots,
 } from '@acp-snapshot/session-log';
@@ -72,12 +74,12 @@ export class ReplayPlayer implements LlmPlugin {
   }
 
   private refreshHint(): string {
-    return `If the change was intended, run \`npm run refresh -- ${this.opts.scenario}\` to re-derive the recording from the current code.`;
+    return `If the change was intended, run \`${refreshCommand(this.opts.scenario)}\` to re-derive the recording from the current code.`;
   }
 
   private recordHint(): string {
     return (
-      `If that is intended, re-record the scenario: \`npm run record -- ${this.opts.scenario}\` ` +
+      `If that is intended, re-record the scenario: \`${recordCommand(this.opts.scenario)}\` ` +
       '(with DEEPSEEK_API_KEY set, or ACP_SNAPSHOT_BASE_URL pointing at an OpenAI-compatible server such as the bundled emulator).'
     );
   }

@@ -15,6 +15,7 @@
  * scenario, so hydrating the slices gives the fragments the recording had, and the last slice is
  * open-ended so the fragments always join to the whole live root.
  */
+import { placeholderPattern } from './placeholder.js';
 
 /** Volatile roots of a session: placeholder name -> directory (or word, for {@link WORD_ROOTS}). */
 export type VolatileRoots = Record<string, string | undefined>;
@@ -42,7 +43,7 @@ export const ROOT_NAMES = [
 export const WORD_ROOTS: ReadonlySet<string> = new Set(['user']);
 
 /** A root placeholder, whole (`{{cwd}}`) or a slice of a root split over fragments (`{{cwd[3:9]}}`, `{{cwd[9:]}}`). */
-export const ROOT_PLACEHOLDER = /\{\{([A-Za-z]+)(?:\[(\d+):(\d*)\])?\}\}/g;
+export const ROOT_PLACEHOLDER = placeholderPattern('(?:\\[(\\d+):(\\d*)\\])?', 'g');
 
 // A path character that would continue the last name of a path (so the root is not a whole path there).
 const NAME_CHAR = '[\\p{L}\\p{N}\\p{M}_-]';

@@ -3,6 +3,7 @@
  * one command that accepts it when it was intended. Printed by the summary reporter, attached to the
  * report by the coverage teardown (`failures by cause`).
  */
+import { refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/session-log';
 import type { Cause, CauseKind } from './causes.js';
 
 /** More scenarios than this and the command names none (it runs over all of them). */
@@ -23,11 +24,11 @@ export function addCause(groups: Map<string, Group>, scenario: string, cause: Ca
 /** The command that accepts a cause of this kind in these scenarios (the npm scripts, one spelling). */
 export function acceptCommand(kind: CauseKind, scenarios: readonly string[], all: boolean): string {
   // Many names read worse than refreshing everything: refresh leaves unaffected scenarios byte-identical.
-  const names = all || scenarios.length > MAX_NAMED ? '' : ` -- ${scenarios.join(' ')}`;
-  if (kind === 'request' || kind === 'log') return `npm run refresh${names}`;
+  const names = all || scenarios.length > MAX_NAMED ? [] : scenarios;
+  if (kind === 'request' || kind === 'log') return refreshCommand(...names);
   // One name is spelled as the per-test messages spell it; several need a quoted pattern.
   const grep = scenarios.length === 1 ? scenarios[0]! : `'^(${scenarios.join('|')})$'`;
-  return `npm run test:snapshot:update${all || scenarios.length > MAX_NAMED ? '' : ` -- -g ${grep}`}`;
+  return updateSnapshotsCommand(names.length ? grep : undefined);
 }
 
 /** The summary text of the grouped causes ('' when no failure carried a cause). */

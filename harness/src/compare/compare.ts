@@ -3,7 +3,14 @@
  * `session.jsonl` (custom matcher) and stdout against `stdout.expected.jsonl` (Playwright snapshot),
  * with the failure artifacts a reviewer needs attached inline.
  */
-import { cutText, parseReplayReport, REPLAY_LINE_PREFIX, type ReplayReport } from '@acp-snapshot/session-log';
+import {
+  cutText,
+  parseReplayReport,
+  REPLAY_LINE_PREFIX,
+  type ReplayReport,
+  refreshCommand,
+  updateSnapshotsCommand,
+} from '@acp-snapshot/session-log';
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { DriverError, type DriverResult } from '../driver/driver.js';
@@ -69,7 +76,7 @@ export function unusedCallsProblem(
   const unused: number[] = [];
   for (let n = 1; n <= report.total; n++) if (!report.consumed.includes(n)) unused.push(n);
   if (unused.length === 0) return undefined;
-  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`npm run refresh -- ${name}\`.`;
+  return `${name}: ${unused.length} of ${report.total} recorded model call(s) were never requested (unused calls: ${unused.join(', ')}, numbered from 1). The agent now makes fewer model calls than the recording; if that is intended, run \`${refreshCommand(name)}\`.`;
 }
 
 /**
@@ -124,7 +131,7 @@ export function replayFailures(
 
 /** The failure message of a scenario whose model calls replay could not serve (drift, exhausted script...). */
 export function replayFailureMessage(name: string, failures: readonly string[], step?: string): string {
-  const hint = `npm run refresh -- ${name}`;
+  const hint = `${refreshCommand(name)}`;
   const text = failures.join('\n');
   return (
     `${name}: replay could not serve the agent's model calls from the recording${step ? ` (${step} failed)` : ''}:\n${text}` +
@@ -278,7 +285,7 @@ export function stdoutMismatchMessage(name: string, expected: string, actual: st
   return (
     `${name}: stdout differs from stdout.expected.jsonl${fieldLine('stdout', expected, actual)}\n` +
     transcriptExcerpt(stdoutTranscript(expected), stdoutTranscript(actual), 'stdout.transcript.diff') +
-    `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`
+    `If the change is intended, run \`${updateSnapshotsCommand(name)}\`.`
   );
 }
 
@@ -293,7 +300,7 @@ export function sessionLogMismatchMessage(
     `The re-persisted, projected session log differs from ${file}${fieldLine('log', wanted, actual)}\n` +
     transcriptExcerpt(logTranscript(wanted), logTranscript(actual), 'session.transcript.diff') +
     '(the line diff, the JSON Patch of the first differing event, stdout and stderr are attached too)\n' +
-    `If the change is intended, run \`npm run refresh -- ${scenario}\`.`
+    `If the change is intended, run \`${refreshCommand(scenario)}\`.`
   );
 }
 

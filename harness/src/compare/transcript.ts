@@ -12,6 +12,7 @@ import {
   cutText,
   type EventOf,
   markedWords,
+  placeholderPattern,
   SessionEvent,
   SessionHeader,
   type StreamChunk,
@@ -24,7 +25,7 @@ const CONTENT_MAX = 160;
 /** Longest coalesced message or thought; word diffs of longer lines cost more than they show. */
 const TEXT_MAX = 4000;
 
-const SLICE = /\{\{([A-Za-z]+)\[(\d+):(\d*)\]\}\}/y;
+const SLICE = placeholderPattern('\\[(\\d+):(\\d*)\\]', 'y');
 
 /** `{{cwd[0:5]}}{{cwd[5:]}}` (a root streamed in fragments, now adjacent) as `{{cwd}}`; partial runs stay. */
 export function joinRootSlices(text: string): string {

@@ -4,8 +4,10 @@
  * and lets `--update-snapshots` rewrite the surfaces it owns), refresh (which refuses on the findings it
  * cannot rewrite), the failure catalog's harness layer and the proofs (which expect no finding). Pure.
  */
+
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { recordCommand } from '@acp-snapshot/session-log';
 import { normalizeJsonlText } from '../normalize/normalize.js';
 import type { ScenarioPaths } from '../scenario/corpus.js';
 import {
@@ -120,7 +122,7 @@ export function replayVerdict(
   if (expected.log === undefined) {
     findings.push({
       kind: 'missing',
-      message: `${shown(paths.session)} is missing; record it: npm run record -- ${name}`,
+      message: `${shown(paths.session)} is missing; record it: ${recordCommand(name)}`,
     });
     return { findings, actualLog, compared: false };
   }

@@ -3,9 +3,11 @@
  * scenario's seed `workspace/` (added, changed and deleted entries), normalized like stdout and stored
  * as `workspace.expected.json`, one reviewable file per scenario. Pure, except {@link captureWorkspace}.
  */
+
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
+import { updateSnapshotsCommand } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import type { DriverResult } from '../driver/driver.js';
 import { Normalizer } from '../normalize/normalize.js';
@@ -86,7 +88,7 @@ export function serializeWorkspace(w: WorkspaceExpectation): string {
 
 /** Parses a `workspace.expected.json` text; a bad entry is a WorkspaceFileError naming `file` and the entry. */
 export function parseWorkspace(text: string, file: string): WorkspaceExpectation {
-  const fix = 'rewrite it: npm run test:snapshot:update -- -g NAME';
+  const fix = `rewrite it: ${updateSnapshotsCommand('NAME')}`;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -122,7 +124,7 @@ export function parseWorkspace(text: string, file: string): WorkspaceExpectation
 
 /** Why a `workspace.expected.json` text is not canonical (or not valid), or undefined when it is. */
 export function workspaceFileProblem(text: string, file: string, name: string): string | undefined {
-  const fix = `rewrite it: npm run test:snapshot:update -- -g ${name}`;
+  const fix = `rewrite it: ${updateSnapshotsCommand(name)}`;
   let parsed: WorkspaceExpectation;
   try {
     parsed = parseWorkspace(text, file);
@@ -246,7 +248,7 @@ export function workspaceMismatchMessage(
   expectedText: string | undefined,
   actualText: string,
 ): string {
-  const fix = `If the change is intended, run \`npm run test:snapshot:update -- -g ${name}\`.`;
+  const fix = `If the change is intended, run \`${updateSnapshotsCommand(name)}\`.`;
   if (expectedText === undefined) return `${file} is missing. ${fix}`;
   let first: string | undefined;
   try {

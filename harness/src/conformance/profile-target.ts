@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { placeholderPattern } from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import type { AgentProfile } from '../profile.js';
 import { type ModelStandIn, STAND_IN_TEXT, startModelStandIn } from './model.js';
@@ -33,7 +34,7 @@ const ProfileShape = z.looseObject({
     .optional(),
 });
 
-const TEMPLATE = /\{\{(\w+)\}\}/g;
+const TEMPLATE = placeholderPattern('', 'g');
 const KNOWN_VARS = ['modelBaseUrl', 'home', 'cwd', 'tmp'];
 
 /** Validates a profile value; the error names the source, each field and what to write instead. */

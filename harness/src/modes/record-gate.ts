@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { scrubCredentials } from '@acp-snapshot/model-http';
 import { RootReplacer } from '@acp-snapshot/session-log';
 import { machineRoots } from '../roots/roots.js';
 import { isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
@@ -93,15 +94,11 @@ export function machineSecrets(apiKey?: string): ScrubSecrets {
 }
 
 /**
- * Removes secrets from text bound for disk: key values, bearer tokens and authorization headers,
- * sk-style keys, the real home directory and the user name.
+ * Removes secrets from text bound for disk: key values and every credential format of the one table
+ * (model-http credentials.ts, which the guards check by too), the real home directory and the user name.
  */
 export function scrubSecrets(text: string, secrets: ScrubSecrets): string {
-  let out = text;
-  for (const v of secrets.values) if (v.length >= 4) out = out.split(v).join('[redacted-key]');
-  out = out.replace(/\b(Bearer\s+)[A-Za-z0-9._~+/-]{8,}/g, '$1[redacted]');
-  out = out.replace(/("authorization"\s*:\s*")[^"]*(")/gi, '$1[redacted]$2');
-  out = out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, 'sk-[redacted]');
+  const out = scrubCredentials(text, { values: secrets.values });
   // The same roots, names and boundary rule as every other surface (session-log roots.ts).
   const user = isIdentifyingUserName(secrets.user) ? secrets.user : undefined;
   const realHome = isIdentifyingHome(secrets.home) ? secrets.home : undefined;

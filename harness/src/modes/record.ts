@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
+import { recordCommand, replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
 import { DriverError, type DriverResult, type StepRunner } from '../driver/driver.js';
@@ -101,7 +101,7 @@ function notRecordedMessage(name: string, what: string, problems: readonly strin
     : '';
   return (
     `${name}: not recorded, ${what}:\n${problems.map((p) => `  ${p.replaceAll('\n', '\n  ')}`).join('\n')}\n` +
-    `Nothing was written: the scenario's fixtures are unchanged. Fix the cause and record again: npm run record -- ${name}.${expectErrorHint}`
+    `Nothing was written: the scenario's fixtures are unchanged. Fix the cause and record again: ${recordCommand(name)}.${expectErrorHint}`
   );
 }
 

@@ -4,8 +4,10 @@
  * the recorded model answers positionally without comparing request fingerprints; when the calls no
  * longer line up (more, fewer, or at another turn / step) refresh refuses and asks for a new recording.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { recordCommand } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
@@ -72,7 +74,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       });
     }
     throw new Error(
-      `${name}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (npm run record -- ${name}).\n  ${problems.join('\n  ')}`,
+      `${name}: refresh refused: the model calls no longer line up with the recording; re-record the scenario (${recordCommand(name)}).\n  ${problems.join('\n  ')}`,
     );
   }
   const sessionText = adoptRecordedProvider(outcome.projected.text, before);

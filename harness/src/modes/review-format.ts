@@ -2,7 +2,7 @@
  * The review aid's text (harness/src/modes/review.ts): per scenario, the flagged calls first with what they mean and
  * what to do, then one table row per model call. Shared by `npm run review` and the record output.
  */
-import { clipText } from '@acp-snapshot/session-log';
+import { clipText, recordCommand } from '@acp-snapshot/session-log';
 import { type CallReview, compactParts, type ScenarioReview } from './review.js';
 
 /** What a flagged call means; the caller adds what to do about it. */
@@ -13,7 +13,7 @@ export const NONDETERMINISM =
 /** What to do about a flagged call of `scenario`, as `npm run review` says it. */
 export function reviewAdvice(scenario: string): string {
   return (
-    `Record it again to see whether the model answers the same (npm run record -- ${scenario}, with the ` +
+    `Record it again to see whether the model answers the same (${recordCommand(scenario)}, with the ` +
     'model settings it was recorded with), or keep the new answer knowingly ' +
     '(npm run review -- --allow-nondeterminism exits 0).'
   );
@@ -22,7 +22,7 @@ export function reviewAdvice(scenario: string): string {
 /** What to do about a flagged call of a recording that just replaced the fixture. */
 export function recordAdvice(scenario: string): string {
   return (
-    `Record it again to see whether the model answers the same (npm run record -- ${scenario}), or keep ` +
+    `Record it again to see whether the model answers the same (${recordCommand(scenario)}), or keep ` +
     'it knowingly (npm run review lists it again before you commit).'
   );
 }

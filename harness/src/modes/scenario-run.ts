@@ -3,10 +3,11 @@
  * environment of the mode, the driver, and the harvested + projected log. Shared by the replay,
  * record and refresh specs.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogRecord } from '@acp-snapshot/session-log';
+import { type LogRecord, recordCommand } from '@acp-snapshot/session-log';
 import { stdoutSnapshotText } from '../compare/compare.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from '../compare/harvest.js';
 import { persistedLogProblem } from '../compare/log-file.js';
@@ -115,9 +116,7 @@ export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
   };
   if (opts.mode !== 'record') {
     if (!existsSync(paths.session)) {
-      throw new Error(
-        `${paths.session}: missing; record the scenario first: npm run record -- ${paths.name}`,
-      );
+      throw new Error(`${paths.session}: missing; record the scenario first: ${recordCommand(paths.name)}`);
     }
     envInput.fixture = paths.session;
     envInput.sidecars = paths.sidecars;

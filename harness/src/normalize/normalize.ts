@@ -5,7 +5,7 @@
  * Deterministic (same input, same output) and idempotent (normalizing a normalized text changes nothing).
  */
 
-import { MAX_JSON_DEPTH, RootReplacer, rootSpellings } from '@acp-snapshot/session-log';
+import { MAX_JSON_DEPTH, placeholderPattern, RootReplacer, rootSpellings } from '@acp-snapshot/session-log';
 
 /** Volatile directories of one test, replaced by `{{name}}` (longest first). */
 export type NormalizeRoots = Record<string, string | undefined>;
@@ -18,7 +18,7 @@ export interface NormalizeOptions {
   aliases?: Record<string, string[]>;
 }
 
-const PLACEHOLDER = /^\{\{[A-Za-z]+(?::\d+)?\}\}$/;
+const PLACEHOLDER = new RegExp(`^${placeholderPattern('(?::\\d+)?').source}$`);
 const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 /** Per-test roots the harness generates (see roots.ts), also when they leak from another run. */
 const GENERATED_ROOT = {

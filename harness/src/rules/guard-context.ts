@@ -4,7 +4,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { decodeUtf8File, rowKindOf, Utf8Error } from '@acp-snapshot/session-log';
+import { decodeUtf8File, rowKindOf, Utf8Error, updateSnapshotsCommand } from '@acp-snapshot/session-log';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
 
 /** The rules, in the order they are reported. */
@@ -115,7 +115,7 @@ export function rowKind(row: unknown): (typeof ROW_KINDS)[number] | 'unknown' {
 }
 
 /** The command that rewrites a scenario's stdout snapshot. */
-export const regenerateStdout = (name: string) => `regenerate it: npm run test:snapshot:update -- -g ${name}`;
+export const regenerateStdout = (name: string) => `regenerate it: ${updateSnapshotsCommand(name)}`;
 
 /**
  * A file's text, decoded leniently so the checks can go on, and the message saying where it is not

@@ -5,7 +5,12 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findLoneSurrogate, loneSurrogateMessage } from '@acp-snapshot/session-log';
+import {
+  findLoneSurrogate,
+  loneSurrogateMessage,
+  recordCommand,
+  refreshCommand,
+} from '@acp-snapshot/session-log';
 
 /** How each checked scenario file is fixed: recorded ones are rewritten, hand-written ones edited. */
 function fixFor(file: string, scenario: string): string {
@@ -16,11 +21,11 @@ function fixFor(file: string, scenario: string): string {
     case 'replay.override.json':
       return handWritten;
     case 'source.raw.jsonl':
-      return `fix the agent, then re-record: npm run record -- ${scenario}`;
+      return `fix the agent, then re-record: ${recordCommand(scenario)}`;
     default:
       return (
-        `fix the agent (it cut a text inside a character), then refresh: npm run refresh -- ${scenario} ` +
-        `(re-record with npm run record -- ${scenario} if the recorded model text holds it)`
+        `fix the agent (it cut a text inside a character), then refresh: ${refreshCommand(scenario)} ` +
+        `(re-record with ${recordCommand(scenario)} if the recorded model text holds it)`
       );
   }
 }
@@ -55,7 +60,7 @@ export async function loneSurrogateProblems(
     if (f.endsWith('.json'))
       files.push({
         path: join(sidecars, f),
-        fix: 'fix the agent prompt or tool description it came from, then refresh: npm run refresh',
+        fix: `fix the agent prompt or tool description it came from, then refresh: ${refreshCommand()}`,
       });
   }
   const out: string[] = [];

@@ -3,8 +3,10 @@
  * nothing else, a valid input.json naming a known agent, an override exactly when flagged, and stdout and
  * workspace snapshots that parse.
  */
+
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { recordCommand, refreshCommand } from '@acp-snapshot/session-log';
 import { WORKSPACE_EXPECTED, workspaceFileProblem } from '../compare/workspace.js';
 import { loadScenario, namedAgentCommand, type Scenario } from '../scenario/input.js';
 import {
@@ -65,8 +67,8 @@ async function checkScenarioDir(ctx: GuardContext, name: string, path: string): 
         req === 'input.json'
           ? 'every scenario directory needs one; see README "Adding a scenario"'
           : req === WORKSPACE_EXPECTED
-            ? `every scenario states what it leaves in its workspace; write it: npm run refresh -- ${name}`
-            : `record it: npm run record -- ${name}`;
+            ? `every scenario states what it leaves in its workspace; write it: ${refreshCommand(name)}`
+            : `record it: ${recordCommand(name)}`;
       add('scenario-files', `${show(join(path, req))}: missing (${hint})`);
     }
   }
@@ -128,7 +130,7 @@ async function checkSnapshots(
   const { show, add } = ctx;
   if (names.has(WORKSPACE_EXPECTED)) {
     const file = join(path, WORKSPACE_EXPECTED);
-    const { text, notUtf8 } = await readText(file, show(file), `npm run refresh -- ${name}`);
+    const { text, notUtf8 } = await readText(file, show(file), `${refreshCommand(name)}`);
     const problem = notUtf8 ?? workspaceFileProblem(text, show(file), name);
     if (problem) add('workspace-expected', problem);
   }

@@ -1,50 +1,72 @@
-/** Secrets: no API key, bearer token, authorization header, real home directory or user name in any fixture file. */
+/**
+ * Secrets: no credential of the one table (model-http credentials.ts, what record mode scrubs by), key value, real
+ * home directory or user name in any fixture file.
+ */
 import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
-import { RootReplacer } from '@acp-snapshot/session-log';
-import {
-  COMMON_USER_NAMES,
-  escapeRegExp,
-  isIdentifyingHome,
-  isIdentifyingUserName,
-} from '../roots/secrets.js';
+import { relative, sep } from 'node:path';
+import { type CredentialOptions, findCredentials } from '@acp-snapshot/model-http';
+import { RootReplacer, recordCommand } from '@acp-snapshot/session-log';
+import { COMMON_USER_NAMES, isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 import { type GuardContext, type GuardOptions, walkFiles } from './guard-context.js';
 
 export async function checkSecrets(ctx: GuardContext): Promise<void> {
-  const { opts, fixturesDir, show, add } = ctx;
-  const patterns = secretPatterns(opts);
-  for (const file of await walkFiles(fixturesDir))
-    for (const { line, what } of await secretsIn(file, patterns))
-      add(
-        'secrets',
-        `${show(file)}:${line}: contains ${what}; scrub it (record mode scrubs automatically) and re-record`,
-      );
+  const { opts, fixturesDir, scenariosDir, show, add } = ctx;
+  const rules = secretPatterns(opts);
+  for (const file of await walkFiles(fixturesDir)) {
+    const [scenario, ...rest] = relative(scenariosDir, file).split(sep);
+    const fix =
+      scenario && rest.length > 0 && scenario !== '..'
+        ? `re-record it (record mode scrubs it): ${recordCommand(scenario)}`
+        : 'scrub it (record mode scrubs automatically) and re-record';
+    for (const { line, what, rule } of await secretsIn(file, rules))
+      add('secrets', `${show(file)}:${line}: contains ${what}${rule ? ` (rule ${rule})` : ''}; ${fix}`);
+  }
 }
 
-/** Where a text file holds a secret: 1-based line and what it is (a binary file, e.g. a seed image, holds none). */
+/** What the secrets rule looks for: the credentials table with this run's key values, and rules per line. */
+export interface SecretRules {
+  /** The key values matched verbatim besides the table's formats (model-http credentials.ts). */
+  credentials: CredentialOptions;
+  /** Per line: the real home and user name (and what a caller adds, e.g. a test's own directory). */
+  lines: Array<{ re: Pick<RegExp, 'test'>; what: string }>;
+}
+
+/**
+ * Where a text file holds a secret: 1-based line, what it is and the credentials rule that found it (a binary
+ * file, e.g. a seed image, holds none).
+ */
 export async function secretsIn(
   file: string,
-  patterns: ReturnType<typeof secretPatterns>,
-): Promise<Array<{ line: number; text: string; what: string }>> {
+  rules: SecretRules,
+): Promise<Array<{ line: number; text: string; what: string; rule?: string }>> {
   const buf = await readFile(file);
   if (buf.includes(0)) return [];
-  const out: Array<{ line: number; text: string; what: string }> = [];
-  buf
-    .toString('utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      for (const p of patterns) if (p.re.test(text)) out.push({ line: i + 1, text, what: p.what });
-    });
-  return out;
+  const content = buf.toString('utf8');
+  const lines = content.split('\n');
+  const out: Array<{ line: number; text: string; what: string; rule?: string }> = [];
+  // Credentials over the whole text (a private key block spans lines), each reported at the line it starts on.
+  const starts: number[] = [];
+  let at = 0;
+  for (const l of lines) {
+    starts.push(at);
+    at += l.length + 1;
+  }
+  for (const f of findCredentials(content, rules.credentials)) {
+    let i = starts.length - 1;
+    while (starts[i]! > f.start) i--;
+    out.push({ line: i + 1, text: lines[i]!, what: f.what, rule: f.rule });
+  }
+  lines.forEach((text, i) => {
+    for (const p of rules.lines) if (p.re.test(text)) out.push({ line: i + 1, text, what: p.what });
+  });
+  return out.sort((a, b) => a.line - b.line);
 }
 
-export function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'test'>; what: string }> {
+export function secretPatterns(opts: GuardOptions): SecretRules {
   const home = opts.home ?? homedir();
   const user = opts.user ?? safeUser();
   const out: Array<{ re: Pick<RegExp, 'test'>; what: string }> = [
-    { re: /\bsk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-...)' },
-    { re: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}/, what: 'a bearer token' },
-    { re: /"authorization"\s*:/i, what: 'an authorization header' },
     // `/home/user/...` and the like identify nobody (the SDK example agent prints one); the machine's
     // own home is still caught below even when its user name is a common one. No user name starts with a
     // dot: `../home/.qwen/...` (qwen's path from the test's cwd to its HOME) names none.
@@ -65,9 +87,7 @@ export function secretPatterns(opts: GuardOptions): Array<{ re: Pick<RegExp, 'te
     out.push({ re: { test: (line) => userRoot.text(line) !== line }, what: 'the user name' });
   }
   const values = opts.secretValues ?? (process.env.DEEPSEEK_API_KEY ? [process.env.DEEPSEEK_API_KEY] : []);
-  for (const v of values)
-    if (v.length >= 8) out.push({ re: new RegExp(escapeRegExp(v)), what: 'the API key value' });
-  return out;
+  return { credentials: { values }, lines: out };
 }
 
 function safeUser(): string | undefined {

@@ -7,7 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { parseLogText, projectLog, type SessionEvent } from '@acp-snapshot/session-log';
+import {
+  parseLogText,
+  projectLog,
+  recordCommand,
+  refreshCommand,
+  type SessionEvent,
+} from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { ALL_ROW_KINDS_SOURCE, type GuardContext, readText, rowKind, walkFiles } from './guard-context.js';
 
@@ -83,11 +89,11 @@ export async function checkSessionLogs(ctx: GuardContext): Promise<void> {
     const isOutside = outside.includes(file);
     const fix = isOutside
       ? 'a session log committed outside fixtures/ must be a fixture too: write it with projectLog from @acp-snapshot/session-log, or move it into a scenario'
-      : `regenerate it: npm run refresh -- ${scenario || 'NAME'}`;
+      : `regenerate it: ${refreshCommand(scenario || 'NAME')}`;
     // Refresh replays the log it rewrites, so a log that does not parse can only be restored or recorded anew.
     const unreadableFix = isOutside
       ? fix
-      : `refresh cannot read it either; restore the committed one: git checkout -- ${show(file)}, or record it anew: npm run record -- ${scenario || 'NAME'}`;
+      : `refresh cannot read it either; restore the committed one: git checkout -- ${show(file)}, or record it anew: ${recordCommand(scenario || 'NAME')}`;
     const { text, notUtf8 } = await readText(file, show(file), unreadableFix);
     if (!firstLineIsHeader(text)) continue;
     if (notUtf8) {

@@ -88,7 +88,7 @@ test("a key, a test's own directory and a broken line in a snapshot: each named 
   const n = (await readFile(file, 'utf8')).split('\n').length - 1;
   expect(await messages(t.root)).toEqual([
     `[snapshot-json] ${TEST}/a-plain-answer/stdout.jsonl:${n}: not a JSON line; write it again: npx playwright test --update-snapshots -g TITLE`,
-    `[secrets] ${TEST}/a-plain-answer/stdout.jsonl:${n - 2}: contains an API key (sk-...); scrub it and re-record: npm run record`,
+    `[secrets] ${TEST}/a-plain-answer/stdout.jsonl:${n - 2}: contains an API key (sk-...) (rule sk-key); scrub it and re-record: npm run record`,
     `[roots] ${TEST}/a-plain-answer/stdout.jsonl:${n - 1}: holds a test's own directory (/acp-w1-AbC123/...), not a placeholder: the agent spelled a root in a way the harness does not replace; add a normalize pattern (or a model ids rule) to its profile and re-record: npm run record`,
   ]);
 });

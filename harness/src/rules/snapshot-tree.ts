@@ -12,7 +12,7 @@ import {
   referencedSidecars,
   serializeExchanges,
 } from '@acp-snapshot/model-http';
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { acceptSnapshotsCommand, sidecarHash } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { type GuardOptions, SIDECAR_NAME } from './guard-context.js';
 import { secretPatterns, secretsIn } from './secrets.js';
@@ -131,15 +131,16 @@ async function checkTree(
       } catch {
         out.push({
           rule: 'snapshot-json',
-          message: `${show(file)}:${i + 1}: not a JSON line; write it again: npx playwright test --update-snapshots -g TITLE`,
+          message: `${show(file)}:${i + 1}: not a JSON line; write it again: ${acceptSnapshotsCommand('TITLE')}`,
         });
       }
     });
   }
   // The secrets rule's patterns, and a test's own directory, in one pass over each file.
-  const patterns = [...secretPatterns(opts), { re: TEST_ROOT, what: TEST_ROOT_WHAT }];
+  const rules = secretPatterns(opts);
+  rules.lines.push({ re: TEST_ROOT, what: TEST_ROOT_WHAT });
   for (const file of files)
-    for (const { line, text, what } of await secretsIn(file, patterns))
+    for (const { line, text, what, rule } of await secretsIn(file, rules))
       out.push(
         what === TEST_ROOT_WHAT
           ? {
@@ -148,7 +149,7 @@ async function checkTree(
             }
           : {
               rule: 'secrets',
-              message: `${show(file)}:${line}: contains ${what}; scrub it and re-record: ${fix}`,
+              message: `${show(file)}:${line}: contains ${what}${rule ? ` (rule ${rule})` : ''}; scrub it and re-record: ${fix}`,
             },
       );
 }

@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { CLIP_LENGTH, clipText, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
+import {
+  CLIP_LENGTH,
+  clipText,
+  handWrittenFileText,
+  placeholderPattern,
+  Utf8Error,
+} from '@acp-snapshot/session-log';
 import { z } from 'zod';
 import { expandRootPlaceholders, placeholderIssues } from './placeholders.js';
 import { PromptBlock } from './prompt-content.js';
@@ -214,10 +220,13 @@ function sessionIssues(steps: readonly Step[]): Issue[] {
   return issues;
 }
 
+/** A root placeholder at the start of a path. */
+const ROOT_PREFIX = new RegExp(`^${placeholderPattern().source}`);
+
 /** A `list_sessions` cwd is a root placeholder path or an absolute path (ACP requires an absolute cwd). */
 function listCwdIssues(cwd: string, path: (string | number)[], workspaceParent: boolean): Issue[] {
   const issues: Issue[] = placeholderIssues(cwd, path, { workspaceParent });
-  if (!cwd.startsWith('/') && !/^\{\{[A-Za-z]+\}\}/.test(cwd)) {
+  if (!cwd.startsWith('/') && !ROOT_PREFIX.test(cwd)) {
     issues.push({
       path,
       message: 'must be an absolute path or start with a root placeholder such as "{{cwd}}"',

@@ -3,13 +3,13 @@
  * prompt text, prompt content blocks, a `list_sessions` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
-import { hydrateRoots, MAX_JSON_DEPTH, ROOT_NAMES } from '@acp-snapshot/session-log';
+import { hydrateRoots, MAX_JSON_DEPTH, placeholderPattern, ROOT_NAMES } from '@acp-snapshot/session-log';
 
 /** The placeholders a scenario may use: the one list of root names (session-log roots.ts). */
 export const ROOT_PLACEHOLDERS = ROOT_NAMES;
 
 /** `{{name}}` with a plain identifier; `{{sessionId:1}}`-style normalization placeholders do not match. */
-const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
+const PLACEHOLDER = placeholderPattern('', 'g');
 
 /** One placeholder a scenario may not use, where it is (a path under the scenario document). */
 export interface PlaceholderIssue {

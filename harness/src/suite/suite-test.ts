@@ -3,6 +3,7 @@
  * the named agent profiles a scenario may pick with `"agent": NAME`, and the generated directories of
  * the test's runs (removed when it passes, kept and named in the report when it fails).
  */
+import type { SnapshotMode } from '@acp-snapshot/session-log';
 import { test as acpTest } from '../fixtures.js';
 import type { AgentProfile } from '../profile.js';
 import { RunDirs, settleTestDirs } from '../roots/run-dirs.js';
@@ -10,8 +11,11 @@ import { RunDirs, settleTestDirs } from '../roots/run-dirs.js';
 /** The tag of the fixture-tree rule tests: the guards project runs only them, the others all but them. */
 export const GUARDS_TAG = '@acp-guards';
 
-/** What a scenario test does in a project (see scenarioSuite). */
-export type SuiteMode = 'replay' | 'record' | 'refresh';
+/**
+ * What a scenario test does in a project (see scenarioSuite): the mode the agent is told through the contract
+ * (session-log's `SnapshotMode`), under the name the package has always exported.
+ */
+export type SuiteMode = SnapshotMode;
 
 export interface SuiteOptions {
   acpMode: SuiteMode;

@@ -1,0 +1,26 @@
+/**
+ * The commands a message tells its reader to run to fix what it reports, spelled once for every package (the
+ * guards, the verdicts, record and refresh, the replay plugin), so a renamed script changes one place.
+ */
+
+const named = (names: readonly string[]) => (names.length ? ` -- ${names.join(' ')}` : '');
+
+/** Records the named scenarios against a model (every scenario when none is named). */
+export function recordCommand(...names: string[]): string {
+  return `npm run record${named(names)}`;
+}
+
+/** Re-derives the named scenarios' fixtures from the current code, keylessly (every scenario when none). */
+export function refreshCommand(...names: string[]): string {
+  return `npm run refresh${named(names)}`;
+}
+
+/** Rewrites the stdout snapshots of the scenarios whose title matches `grep` (every one without it). */
+export function updateSnapshotsCommand(grep?: string): string {
+  return `npm run test:snapshot:update${grep === undefined ? '' : ` -- -g ${grep}`}`;
+}
+
+/** Accepts the changed snapshots of the spec tests whose title matches `title` (Playwright's own flag). */
+export function acceptSnapshotsCommand(title: string): string {
+  return `npx playwright test --update-snapshots -g ${title}`;
+}
