@@ -1,7 +1,7 @@
 /**
  * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
- * repository (from the npm cache where it can), with the README's "Use it on your agent"
- * install command, config and spec copied verbatim. The spec runs against the SDK example agent, then
+ * repository (from the npm cache where it can), with the install command, config and spec of
+ * docs/your-agent.md copied verbatim. The spec runs against the SDK example agent, then
  * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
  * run compares with them. Run by `npm test` (project record-emulator).
  */
@@ -19,30 +19,28 @@ import {
 import { execa } from 'execa';
 import { tempFixtures } from './fixture-copy.js';
 
-/** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
-async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Use it on your agent');
-  expect(start, 'README has a "Use it on your agent" section').toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+/** The guide's code blocks, keyed by the file their first comment line names; its first `sh` block is the install. */
+async function guideExample(): Promise<{ install: string; files: Record<string, string> }> {
+  const guide = await readFile(join(REPO_ROOT, 'docs/your-agent.md'), 'utf8');
   const files: Record<string, string> = {};
   let install = '';
-  for (const m of section.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+  for (const m of guide.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
     const [, lang, body] = m;
-    if (lang === 'sh') install = body!.trim();
+    if (lang === 'sh' && !install) install = body!.trim();
     const named = /^\/\/ (\S+)\n/.exec(body!);
-    if (named) files[named[1]!] = body!;
+    if (named && !files[named[1]!]) files[named[1]!] = body!;
   }
+  expect(install, 'docs/your-agent.md shows the install command in a sh block').not.toBe('');
   return { install, files };
 }
 
 const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
-test('the packed harness installs into a project outside the repository and its README example runs there on two agents', async () => {
+test("the packed harness installs into a project outside the repository and the guide's example (docs/your-agent.md) runs there on two agents", async () => {
   // Pack, install and seven Playwright runs in a scratch project: minutes on a loaded 2-core machine.
   test.setTimeout(600_000);
-  const { install, files } = await readmeExample();
+  const { install, files } = await guideExample();
   expect(Object.keys(files).sort()).toEqual(['playwright.config.ts', 'tests/agent.spec.ts']);
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));
   const project = join(root, 'project');
@@ -55,7 +53,7 @@ test('the packed harness installs into a project outside the repository and its 
       expect(name, r.all).toBe('acp-snapshot-playwright-0.1.0.tgz');
       return name!;
     });
-    await test.step('install it as the README says (from the npm cache where it can)', async () => {
+    await test.step('install it as docs/your-agent.md says (from the npm cache where it can)', async () => {
       await writeFile(
         join(project, 'package.json'),
         '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
@@ -74,7 +72,7 @@ test('the packed harness installs into a project outside the repository and its 
     });
     const TEST = 'a-prompt-streams-an-answer-and-ends-the-turn';
     const snapshots = join(project, 'tests/__acp__/agent.spec.ts/sdk-example', TEST);
-    await test.step("the README's files compile against the package's bundled types", async () => {
+    await test.step("the guide's files compile against the package's bundled types", async () => {
       await writeFile(
         join(project, 'tsconfig.json'),
         `${JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [] }, include: Object.keys(files) })}\n`,
@@ -199,7 +197,7 @@ test('a scenario corpus in a project outside the repository: scenarioSuite(), sc
         join(project, 'package.json'),
         '{ "name": "my-corpus", "private": true, "type": "module" }\n',
       );
-      const { install } = await readmeExample();
+      const { install } = await guideExample();
       const i = await sh(install, project, {
         npm_config_prefer_offline: 'true',
         npm_config_audit: 'false',
