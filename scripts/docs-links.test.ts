@@ -123,12 +123,18 @@ test('a broken link or section citation is named with its file, line and what is
     '// broken: docs/scenarios.md, "Adding scenarios" and docs/scenarios.md#recording',
     'const c = \'see README "Canonical form"\';',
     "const d = 'see docs/gone.md#x';",
+    '/* see README',
+    ' * "Canonical form" and the harness README,',
+    ' * "Provider faults"; docs/missing.md and harness/README.md and /home/u/x/README.md */',
   ].join('\n');
   expect(formatProblems(citationProblems(planted, 'session-log/src/x.ts', code))).toEqual([
     'session-log/src/x.ts:4: docs/scenarios.md#recording: docs/scenarios.md has no heading with the anchor #recording',
-    'session-log/src/x.ts:6: docs/gone.md#x: docs/gone.md does not exist',
     'session-log/src/x.ts:4: docs/scenarios.md, "Adding scenarios": docs/scenarios.md has no heading "Adding scenarios" (its headings: "The scenario corpus", "Adding a scenario", "The harness <-> agent contract")',
     'session-log/src/x.ts:5: README "Canonical form": session-log/README.md has no heading "Canonical form" (its headings: "session-log", "Storage rows")',
+    'session-log/src/x.ts:6: docs/gone.md#x: docs/gone.md does not exist',
+    'session-log/src/x.ts:7: README "Canonical form": session-log/README.md has no heading "Canonical form" (its headings: "session-log", "Storage rows")',
+    'session-log/src/x.ts:8: the harness README, "Provider faults": harness/README.md has no heading "Provider faults" (its headings: "harness", "Record modes")',
+    'session-log/src/x.ts:9: docs/missing.md: docs/missing.md does not exist',
   ]);
 });
 

@@ -131,30 +131,49 @@ function resolveTarget(
 const DOC_PATH = String.raw`(?<path>(?:[\w.@-]+/)*[\w.-]+\.md)`;
 /** Citations in any text: a doc path with an anchor, or with a quoted heading after it. */
 const PATH_ANCHOR = new RegExp(String.raw`(?<![\w/.-])${DOC_PATH}#(?<anchor>[\w-]+)`, 'g');
-const PATH_HEADING = new RegExp(
-  String.raw`(?<![\w/.-])${DOC_PATH}\`?(?:, | \(| )\\?"(?<heading>[^"\\\n]+)\\?"`,
+/** Between a doc and its quoted heading: `, "X"`, ` ("X")`, ` "X"`, also across a comment's line break. */
+const SEP = String.raw`(?:,?(?:[ \t]|\n[ \t]*(?:\/\/|\*|#)?[ \t]*)|[ \t]?\()\\?"(?<heading>[^"\\\n]+)\\?"`;
+const PATH_HEADING = new RegExp(String.raw`(?<![\w/.-])${DOC_PATH}\`?${SEP}`, 'g');
+/** A doc file named by its path: under docs/, or a README of the repository's folders. */
+const DOC_FILE = /(?<![\w/.@-])(?<path>docs\/[\w/.-]*\w\.md|(?:[\w-]+\/)+README\.md)(?![\w/-])/g;
+/** `README "X"`, `README's "X"`, `README, "X"`, `the harness README, "X"`, `` `@acp-snapshot/x`'s README, "X" ``. */
+const README_HEADING = new RegExp(
+  String.raw`(?:(?:the |\`)(?<pkg>[@\w/-]+)\`?(?:'s)? )?\bREADME(?:'s)?${SEP}`,
   'g',
 );
-/** `README "X"`, `README's "X"`, `README, "X"`, `the harness README, "X"`, `` `@acp-snapshot/x`'s README, "X" ``. */
-const README_HEADING =
-  /(?:(?:the |`)(?<pkg>[@\w/-]+)`?(?:'s)? )?\bREADME(?:'s)?(?:, | \(| )\\?"(?<heading>[^"\\\n]+)\\?"/g;
 
 /** The citations of doc sections in a text (code, comments, messages, prose) and whether each resolves. */
 export function citationProblems(repo: Repo, file: string, text: string): DocProblem[] {
   const problems: DocProblem[] = [];
   const report = (index: number, what: string, problem: string | undefined) => {
-    if (problem) problems.push({ file, line: lineAt(text, index), message: `${what}: ${problem}` });
+    // A citation broken over a comment's lines reads as one line.
+    const shown = what.replace(/[ \t]*\n[ \t]*(?:\/\/|\*|#)?[ \t]*/g, ' ');
+    if (problem) problems.push({ file, line: lineAt(text, index), message: `${shown}: ${problem}` });
   };
-  for (const m of text.matchAll(PATH_ANCHOR))
+  const cited = new Set<number>();
+  for (const m of text.matchAll(PATH_ANCHOR)) {
+    cited.add(m.index);
     report(m.index, m[0], resolveTarget(repo, m.groups!.path!, { anchor: m.groups!.anchor! }));
-  for (const m of text.matchAll(PATH_HEADING))
+  }
+  for (const m of text.matchAll(PATH_HEADING)) {
+    cited.add(m.index);
     report(m.index, m[0], resolveTarget(repo, m.groups!.path!, { heading: m.groups!.heading! }));
+  }
+  // A doc named without a section; not in tests, whose texts name files they plant (`fixtures/README.md`).
+  if (!/\.(test|spec)\.[cm]?[jt]s$/.test(file))
+    for (const m of text.matchAll(DOC_FILE)) {
+      const path = m.groups!.path!;
+      // A README under a folder the repository does not have is an example path (`/home/user/x/README.md`).
+      if (cited.has(m.index) || (!path.startsWith('docs/') && repo.read(path.split('/')[0]!) === undefined))
+        continue;
+      report(m.index, m[0], resolveTarget(repo, path, {}));
+    }
   for (const m of text.matchAll(README_HEADING)) {
     const pkg = m.groups!.pkg;
     const readme = pkg ? namedReadme(pkg) : packageReadme(repo, file);
     report(m.index, m[0], resolveTarget(repo, readme, { heading: m.groups!.heading! }));
   }
-  return problems;
+  return problems.sort((a, b) => a.line - b.line);
 }
 
 /** The links of a markdown file to files of the repository, and whether each resolves. */
