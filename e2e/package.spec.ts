@@ -19,8 +19,8 @@ import {
 import { execa } from 'execa';
 import { tempFixtures } from './fixture-copy.js';
 
-/** The guide's code blocks, keyed by the file their first comment line names; its first `sh` block is the install. */
-async function guideExample(): Promise<{ install: string; files: Record<string, string> }> {
+/** docs/your-agent.md's code blocks, keyed by the file their first comment line names (the first `sh`: the install). */
+async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
   const guide = await readFile(join(REPO_ROOT, 'docs/your-agent.md'), 'utf8');
   const files: Record<string, string> = {};
   let install = '';
@@ -37,10 +37,10 @@ async function guideExample(): Promise<{ install: string; files: Record<string, 
 const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
-test("the packed harness installs into a project outside the repository and the guide's example (docs/your-agent.md) runs there on two agents", async () => {
+test('the packed harness installs into a project outside the repository and its README example runs there on two agents', async () => {
   // Pack, install and seven Playwright runs in a scratch project: minutes on a loaded 2-core machine.
   test.setTimeout(600_000);
-  const { install, files } = await guideExample();
+  const { install, files } = await readmeExample();
   expect(Object.keys(files).sort()).toEqual(['playwright.config.ts', 'tests/agent.spec.ts']);
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));
   const project = join(root, 'project');
@@ -53,7 +53,7 @@ test("the packed harness installs into a project outside the repository and the 
       expect(name, r.all).toBe('acp-snapshot-playwright-0.1.0.tgz');
       return name!;
     });
-    await test.step('install it as docs/your-agent.md says (from the npm cache where it can)', async () => {
+    await test.step('install it as the README says (from the npm cache where it can)', async () => {
       await writeFile(
         join(project, 'package.json'),
         '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
@@ -72,7 +72,7 @@ test("the packed harness installs into a project outside the repository and the 
     });
     const TEST = 'a-prompt-streams-an-answer-and-ends-the-turn';
     const snapshots = join(project, 'tests/__acp__/agent.spec.ts/sdk-example', TEST);
-    await test.step("the guide's files compile against the package's bundled types", async () => {
+    await test.step("the README's files compile against the package's bundled types", async () => {
       await writeFile(
         join(project, 'tsconfig.json'),
         `${JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [] }, include: Object.keys(files) })}\n`,
@@ -197,7 +197,7 @@ test('a scenario corpus in a project outside the repository: scenarioSuite(), sc
         join(project, 'package.json'),
         '{ "name": "my-corpus", "private": true, "type": "module" }\n',
       );
-      const { install } = await guideExample();
+      const { install } = await readmeExample();
       const i = await sh(install, project, {
         npm_config_prefer_offline: 'true',
         npm_config_audit: 'false',
