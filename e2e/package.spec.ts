@@ -1,7 +1,7 @@
 /**
  * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
- * repository (from the npm cache where it can), with the README's "Use it on your agent"
- * install command, config and spec copied verbatim. The spec runs against the SDK example agent, then
+ * repository (from the npm cache where it can), with the install command, config and spec of
+ * docs/your-agent.md copied verbatim. The spec runs against the SDK example agent, then
  * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
  * run compares with them. Run by `npm test` (project record-emulator).
  */
@@ -19,20 +19,18 @@ import {
 import { execa } from 'execa';
 import { tempFixtures } from './fixture-copy.js';
 
-/** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
+/** docs/your-agent.md's code blocks, keyed by the file their first comment line names (the first `sh`: the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Use it on your agent');
-  expect(start, 'README has a "Use it on your agent" section').toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
+  const guide = await readFile(join(REPO_ROOT, 'docs/your-agent.md'), 'utf8');
   const files: Record<string, string> = {};
   let install = '';
-  for (const m of section.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+  for (const m of guide.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
     const [, lang, body] = m;
-    if (lang === 'sh') install = body!.trim();
+    if (lang === 'sh' && !install) install = body!.trim();
     const named = /^\/\/ (\S+)\n/.exec(body!);
-    if (named) files[named[1]!] = body!;
+    if (named && !files[named[1]!]) files[named[1]!] = body!;
   }
+  expect(install, 'docs/your-agent.md shows the install command in a sh block').not.toBe('');
   return { install, files };
 }
 

@@ -1,12 +1,12 @@
-// The README's conformance table is what scripts/conformance-table.mjs makes of the kept runs, and a failed
+// docs/conformance.md's conformance table is what scripts/conformance-table.mjs makes of the kept runs, and a failed
 // check shows in it with what the kit saw.
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 // @ts-expect-error: a plain .mjs script without type declarations
-import { END, README, readRuns, renderTable, START, trimReport, withTable } from './conformance-table.mjs';
+import { END, readRuns, renderTable, START, TABLE_DOC, trimReport, withTable } from './conformance-table.mjs';
 
-test("README.md's conformance table is generated from docs/conformance/*.json", () => {
-  const text = readFileSync(README, 'utf8');
+test("docs/conformance.md's conformance table is generated from docs/conformance/*.json", () => {
+  const text = readFileSync(TABLE_DOC, 'utf8');
   expect(text.slice(text.indexOf(START), text.indexOf(END) + END.length)).toBe(
     withTable(`${START}${END}`, renderTable(readRuns())),
   );
@@ -34,5 +34,5 @@ test('a run becomes a row with counts per level and its failed checks, each list
     '',
     '- some, `a.two` (mandatory): got \\| 2',
   ]);
-  expect(() => withTable('no markers here', 'x')).toThrow(/README.md: the markers .* are missing/);
+  expect(() => withTable('no markers here', 'x')).toThrow(/docs\/conformance.md: the markers .* are missing/);
 });

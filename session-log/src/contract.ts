@@ -4,7 +4,7 @@
  * harness to read. Each side imports these instead of spelling the names again.
  */
 
-/** The variables of the contract (README "The harness <-> agent contract"). */
+/** The variables of the contract (docs/contract.md, "The environment"). */
 export const CONTRACT_ENV = {
   mode: 'ACP_SNAPSHOT_MODE',
   scenario: 'ACP_SNAPSHOT_SCENARIO',

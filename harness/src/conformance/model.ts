@@ -1,6 +1,6 @@
 /**
  * The prompt-aware model stand-in for checks that need a model turn against an agent nobody here wrote:
- * the repository's model emulator (scripts/emulator), answering each request by what it asks rather than
+ * the repository's model emulator (emulator/), answering each request by what it asks rather than
  * by position, because real agents make background calls (titles, memory, suggestions, routing) at times
  * no script can predict. The answer depends on the newest user prompt of the request:
  * - "Count slowly ..." (a check that cancels): a little text, then a stall until the agent hangs up;

@@ -1,8 +1,8 @@
 /**
  * Points during a prompt turn at which the driver acts (sends `session/cancel`, or SIGKILLs the agent):
  * a condition on what the client has observed so far, never a wall-clock guess, except `afterSilenceMs`,
- * whose timer is reset by each update. Which points are deterministic in replay, and why, is in README
- * "Adding a scenario".
+ * whose timer is reset by each update. Which points are deterministic in replay, and why, is in
+ * docs/scenarios.md, "Adding a scenario".
  */
 import type { TurnPoint } from '../scenario/input.js';
 

@@ -1,7 +1,7 @@
-/** The environment contract between the harness and any agent it runs (README "The harness <-> agent contract"). */
+/** The environment contract between the harness and any agent it runs (docs/contract.md). */
 import { CONTRACT_ENV, type SnapshotMode } from '@acp-snapshot/session-log';
 
-/** The variables the harness passes to an agent: the contract of README "Environment contract". */
+/** The variables the harness passes to an agent: docs/contract.md, "The environment". */
 export interface AgentEnvInput {
   mode: SnapshotMode;
   scenario: string;

@@ -16,7 +16,7 @@ export type PermissionAnswer = z.infer<typeof PermissionAnswer>;
 
 /**
  * A point during a prompt turn: when the harness sends `session/cancel` (`cancel`) or SIGKILLs the
- * agent's process group (`kill`). See harness/src/driver/points.ts and README "Adding a scenario" for which are
+ * agent's process group (`kill`). See harness/src/driver/points.ts and docs/scenarios.md, "Adding a scenario" for which are
  * deterministic in replay.
  */
 export const TurnPoint = z.union([
@@ -326,7 +326,7 @@ export function parseScenario(value: unknown, file: string): Scenario {
     .map((i) => `  ${clipText(fieldPath(i.path))}: ${clipText(i.message, 2 * CLIP_LENGTH)}`);
   if (all.length > MAX_ISSUES) issues.push(`  ... and ${all.length - MAX_ISSUES} more`);
   throw new ScenarioError(
-    `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see README "Adding a scenario").`,
+    `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see docs/scenarios.md, "Adding a scenario").`,
   );
 }
 
