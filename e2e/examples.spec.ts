@@ -73,6 +73,17 @@ for (const dir of examples) {
         expect(found, `examples/${basename(dir)} has a test titled "${title}..."`).toBeDefined();
         expect(runs.get(found!)).toEqual(['passed', 'passed', 'passed']);
       }
+      // docs/agents.md's compatibility table states the replay kept in replayed.json: it must be this run's.
+      const kept = await execa(
+        'node',
+        ['scripts/compat-table.mjs', 'verify', dir, join(out, 'report.json')],
+        {
+          cwd: REPO_ROOT,
+          all: true,
+          reject: false,
+        },
+      );
+      expect(kept.exitCode, kept.all).toBe(0);
     } finally {
       await rm(out, { recursive: true, force: true });
     }
