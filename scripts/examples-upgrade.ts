@@ -163,13 +163,15 @@ async function upgrade(dir: string, target: string | undefined): Promise<Outcome
     }
     installExamples(console.log, dir);
   };
+  let rerecorded = false;
   const fail = (why: string, changes = ''): Outcome => {
-    if (existsSync(join(dir, 'tests/__acp__')))
-      cpSync(join(dir, 'tests/__acp__'), after, { recursive: true });
+    if (rerecorded) cpSync(join(dir, 'tests/__acp__'), after, { recursive: true });
     restore();
     console.log(
-      `upgrade: examples/${name} put back at ${profile.pkg} ${from} (package.json, lockfile, ${REPLAYED}, tests/__acp__ as before; node_modules reinstalled). ` +
-        `The new recording is in ${rel(after)}; the one before in ${rel(join(backup, 'tests/__acp__'))}.`,
+      `upgrade: examples/${name} put back at ${profile.pkg} ${from} (package.json, lockfile, ${REPLAYED}, tests/__acp__ as before; node_modules as the lockfile says).` +
+        (rerecorded
+          ? ` The new recording is in ${rel(after)}; the one before in ${rel(join(backup, 'tests/__acp__'))}.`
+          : ''),
     );
     return { name, from, to, green: false, detail: `${why}${changes ? `\n${changes}` : ''}` };
   };
@@ -183,6 +185,7 @@ async function upgrade(dir: string, target: string | undefined): Promise<Outcome
     }
     installExamples(console.log, dir);
     const before = readRecordings(join(dir, 'tests/__acp__'));
+    rerecorded = true;
     const recorded = await rerecord(dir);
     pruneExampleSidecars(join(dir, 'tests/__acp__'));
     const changes = formatChanges(fixtureChanges(before, readRecordings(join(dir, 'tests/__acp__'))));
