@@ -140,14 +140,12 @@ function replayCell(ex) {
   );
   const fixme = r.tests.filter((t) => t.fixme !== undefined || t.skip !== undefined);
   const red = r.tests.filter((t) => !green.includes(t) && !fixme.includes(t));
-  return [
+  const parts = [
     `${green.length}/${r.tests.length} green ×${r.repeatEach}`,
     fixme.length ? `${fixme.length} fixme` : '',
     red.length ? `**${red.length} red**: ${red.map((t) => cell(t.title)).join('; ')}` : '',
-    `(${r.date}, Node ${r.node})`,
-  ]
-    .filter(Boolean)
-    .join(', ');
+  ];
+  return `${parts.filter(Boolean).join(', ')} (${r.date}, Node ${r.node})`;
 }
 
 /** The Markdown table, one row per example. */

@@ -104,7 +104,7 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
         'kept: pi.spec.ts "quirk: ids | random" [passed, failed, passed]); keep this run\'s: npm run compat -- replay pi',
     ]);
     expect(row()).toBe(
-      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | 1/3 green ×3, 1 fixme, **1 red**: quirk: ids \\| random, (2026-12-02, Node 22.23.5) | ids \\| random (and 1 provider-fault tests) |',
+      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | 1/3 green ×3, 1 fixme, **1 red**: quirk: ids \\| random (2026-12-02, Node 22.23.5) | ids \\| random (and 1 provider-fault tests) |',
     );
     // The lockfile moved on: the kept replay is of another version, and the profile was not proven on it.
     lock('1.2.0');

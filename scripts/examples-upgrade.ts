@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { basename, join, relative, resolve } from 'node:path';
 import { startEmulator } from '@acp-snapshot/emulator';
 import { referencedSidecars } from '@acp-snapshot/model-http';
+import { execa } from 'execa';
 import {
   EXAMPLES_DIR,
   exampleDirs,
@@ -114,17 +115,18 @@ async function rerecord(dir: string): Promise<number> {
   const emulator = await startEmulator({ scriptPath: join(dir, 'stand-in.json') });
   try {
     console.log(`upgrade: re-recording (${project}:record) against the emulator at ${emulator.url}`);
-    return run(
+    // Asynchronously: the emulator serves from this process's event loop.
+    const r = await execa(
       'npx',
       ['playwright', 'test', `--project=${project}:record`, '--reporter=dot', ...specs],
-      dir,
       {
-        CI: '1',
-        FORCE_COLOR: '0',
-        [upstreamEnv]: emulator.url,
-        [keyEnv]: 'local',
+        cwd: dir,
+        stdio: ['ignore', 'inherit', 'inherit'],
+        reject: false,
+        env: { CI: '1', FORCE_COLOR: '0', [upstreamEnv]: emulator.url, [keyEnv]: 'local' },
       },
     );
+    return r.exitCode ?? 1;
   } finally {
     await emulator.close();
   }
