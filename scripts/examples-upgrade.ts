@@ -58,7 +58,7 @@ export function recordSetup(dir: string): { project: string; keyEnv: string; ups
   return { project, keyEnv, upstreamEnv };
 }
 
-/** The profile source with `version` added to its proven versions (kept in ascending publish order). */
+/** The profile source with `version` added (last) to its proven versions. */
 export function withProven(source: string, version: string): string {
   return source.replace(/\bproven: \[([^\]]*)\]/, (all, list: string) => {
     const versions = [...list.matchAll(/'([^']+)'/g)].map((m) => m[1]);
