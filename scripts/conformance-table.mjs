@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cell, withSection, writeOrCheck } from './generated-section.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DIR = join(ROOT, 'docs', 'conformance');
@@ -29,10 +30,6 @@ export function trimReport(report, { name, profile, date }) {
 
 function count(results, level, status) {
   return results.filter((r) => r.level === level && r.status === status).length;
-}
-
-function cell(text) {
-  return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
 /** The Markdown table: one row per kept run, and below it every failed check with what the kit saw. */
@@ -77,13 +74,7 @@ export function readRuns(dir = RESULTS_DIR) {
 
 /** `text` with the part between the markers replaced by `table`; throws when a marker is missing. */
 export function withTable(text, table) {
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start)
-    throw new Error(
-      `docs/conformance.md: the markers ${START} and ${END} are missing; put them where the table goes`,
-    );
-  return `${text.slice(0, start + START.length)}\n${table}\n${text.slice(end)}`;
+  return withSection(text, { start: START, end: END, file: 'docs/conformance.md' }, table);
 }
 
 function main(argv) {
@@ -103,17 +94,11 @@ function main(argv) {
     writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(kept, null, 2)}\n`);
     return 0;
   }
-  const text = readFileSync(TABLE_DOC, 'utf8');
-  const next = withTable(text, renderTable(readRuns()));
-  if (argv[0] === '--check') {
-    if (next === text) return 0;
-    console.error(
-      'docs/conformance.md: the conformance table is not what docs/conformance/*.json give; run node scripts/conformance-table.mjs',
-    );
-    return 1;
-  }
-  writeFileSync(TABLE_DOC, next);
-  return 0;
+  return writeOrCheck(TABLE_DOC, { start: START, end: END }, renderTable(readRuns()), {
+    check: argv[0] === '--check',
+    what: 'the conformance table',
+    command: 'node scripts/conformance-table.mjs',
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
