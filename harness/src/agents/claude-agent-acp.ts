@@ -44,7 +44,12 @@ export const claudeAgentAcp = builtinAgent({
     exitGraceMs: 3000,
     settleMs: 500,
     normalize: {
-      paths: ['/result/agentInfo/version'],
+      paths: [
+        '/result/agentInfo/version',
+        // The session's cost so far sums the model calls finished by the time of the update: the title call
+        // beside the first turn counts in it or not, by timing (seen both ways on one machine).
+        { path: '/params/update/cost/amount', placeholder: '{{cost}}' },
+      ],
       // The session title comes from a model call beside the first turn: its update lands anywhere in the turn.
       anytimeUpdates: ['available_commands_update', 'session_info_update'],
     },
