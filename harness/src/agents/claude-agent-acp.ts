@@ -50,6 +50,9 @@ export const claudeAgentAcp = builtinAgent({
         // beside the first turn counts in it or not, by timing (seen both ways on one machine).
         { path: '/params/update/cost/amount', placeholder: '{{cost}}' },
       ],
+      // The same for the session's usage per model in a prompt's result (the turn's own token_count is kept):
+      // it counts the title call, and a cut stream's first event, only when they were handled by then.
+      patterns: [{ pattern: '"model_usage":\\[[^\\]]*\\]', placeholder: '"model_usage":"{{modelUsage}}"' }],
       // The session title comes from a model call beside the first turn: its update lands anywhere in the turn.
       anytimeUpdates: ['available_commands_update', 'session_info_update'],
     },
