@@ -1,6 +1,6 @@
 /**
  * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
- * repository (from the npm cache where it can; one pack and install shared by the run, e2e/packed-harness.ts),
+ * repository (from the npm cache where it can; one pack and install shared by the run, harness/src/testing/packed-harness.ts),
  * with the README's "Use it on your agent"
  * install command, config and spec copied verbatim. The spec runs against the SDK example agent, then
  * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
@@ -12,14 +12,15 @@ import { join } from 'node:path';
 import {
   expect,
   fixturesDir,
+  packedProject,
   pruneSidecars,
   REPO_ROOT,
   SDK_EXAMPLE_AGENT,
+  TARBALL,
   test,
 } from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
 import { tempFixtures } from './fixture-copy.js';
-import { packedProject, TARBALL } from './packed-harness.js';
 
 /** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {

@@ -1,5 +1,5 @@
 // `npm run bench -- user`: the harness where a user meets it: a scratch project outside the repository with the
-// packed harness installed as the README says (e2e/packed-harness.ts), against a bare Playwright project beside it
+// packed harness installed as the README says (harness/src/testing/packed-harness.ts), against a bare Playwright project beside it
 // (same Playwright, same agent, same number of tests, no harness). One worker each, so worker start-up is not
 // hidden behind a second worker.
 // - workerStartMs / workerStartFloorMs: what a test that starts in a fresh worker waits for it (every test of a
@@ -17,10 +17,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Exchange, frameBytes, startModelServer } from '@acp-snapshot/model-http';
 import { largeChatRequest, startFakeUpstream } from '@acp-snapshot/model-http/testing';
-import { packedProject } from '../../e2e/packed-harness.js';
+import { packedProject } from '@acp-snapshot/playwright/testing';
 import { median, writeResults } from './_results.js';
 import { directServer, latency, timedPost } from './model-http.js';
-import { freshWorkerGaps, type JsonResult, reportResults } from './suite.js';
+import { freshWorkerGaps, type JsonResult, projectResults, reportResults } from './suite.js';
 
 const TESTS = 8;
 
@@ -96,7 +96,8 @@ interface ProjectRun {
   results: JsonResult[];
 }
 
-function runPlaywright(dir: string, args: string[] = []): ProjectRun {
+/** One `playwright test` in `dir`; the results of `project` (the harness's agent project), or of every test. */
+function runPlaywright(dir: string, project?: string, args: string[] = []): ProjectRun {
   const report = join(dir, 'report.json');
   rmSync(report, { force: true });
   const started = Date.now();
@@ -110,7 +111,11 @@ function runPlaywright(dir: string, args: string[] = []): ProjectRun {
     },
   );
   const wallMs = Date.now() - started;
-  return { wallMs, status: r.status, results: reportResults(report) };
+  return {
+    wallMs,
+    status: r.status,
+    results: project ? projectResults(report, project) : reportResults(report),
+  };
 }
 
 /** A project at `dir` with the agent and TESTS spec files; `bare`: plain @playwright/test, no harness config. */
@@ -151,13 +156,13 @@ function setReply(dir: string, text: string): void {
 }
 
 /** Green and red walls of a project, its red run's fresh-worker gaps, and its green run's per-test overhead. */
-function measureProject(dir: string, label: string) {
-  const green = runPlaywright(dir);
+function measureProject(dir: string, label: string, project?: string) {
+  const green = runPlaywright(dir, project);
   if (green.status !== 0 || green.results.length !== TESTS)
     throw new Error(`bench user: the ${label} project's green run failed (exit ${green.status}) in ${dir}`);
   const lives = agentLives(dir);
   setReply(dir, 'Hello from a changed agent.');
-  const red = runPlaywright(dir);
+  const red = runPlaywright(dir, project);
   setReply(dir, 'Hello from the tiny agent.');
   const failed = red.results.filter((r) => r.status !== 'passed').length;
   if (failed !== TESTS)
@@ -226,9 +231,9 @@ export async function run(): Promise<void> {
     await writeProject(harness, false);
     await writeProject(bare, true);
     // The first harness run writes the snapshots (and fails, as toMatchSnapshot does); not measured.
-    runPlaywright(harness, ['--update-snapshots']);
+    runPlaywright(harness, 'tiny', ['--update-snapshots']);
     agentLives(harness);
-    const h = measureProject(harness, 'harness');
+    const h = measureProject(harness, 'harness', 'tiny');
     const b = measureProject(bare, 'bare');
     const cwd = '/tmp/acp-user-bench0000/work';
     const small = await modelServerCost(smallBody(cwd));

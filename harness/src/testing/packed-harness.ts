@@ -4,15 +4,16 @@
  * project outside the repository, kept in the temp directory under a key of everything the install depends
  * on (the built package, its manifest, the install command). A pack and an install take a minute or more on
  * a loaded 2-core machine; every further caller, in any worker or process, gets a project of its own in
- * about a second. Its use: `const project = await packedProject(dir)` or `await packedProject(dir, { install })`.
+ * about a second. Its use, in a proof or a bench (`@acp-snapshot/playwright/testing`): `await packedProject(dir)`
+ * (the README's install command) or `await packedProject(dir, { install })`, then write the project's files.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@acp-snapshot/playwright/testing';
-import { execa } from 'execa';
+import { REPO_ROOT } from '../scenario/corpus.js';
 
 /** The tarball `npm pack -w harness` writes. */
 export const TARBALL = 'acp-snapshot-playwright-0.1.0.tgz';
@@ -43,8 +44,25 @@ function installKey(install: string): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
-  execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
+/** Runs a command line; its exit code and its stdout and stderr interleaved. */
+function sh(
+  command: string,
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number; all: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], {
+      cwd,
+      env: { ...process.env, ...env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let all = '';
+    child.stdout.on('data', (d) => (all += d));
+    child.stderr.on('data', (d) => (all += d));
+    child.on('error', (e) => resolve({ exitCode: 127, all: `${all}${e.message}` }));
+    child.on('close', (code) => resolve({ exitCode: code ?? 1, all }));
+  });
+}
 
 /** Packs and installs into `dir`; throws with npm's output when either fails. */
 async function packAndInstall(dir: string, install: string): Promise<void> {
