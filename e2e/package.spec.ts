@@ -1,7 +1,8 @@
 /**
  * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
- * repository (from the npm cache where it can), with the install command, config and spec of
- * docs/your-agent.md copied verbatim. The spec runs against the SDK example agent, then
+ * repository (from the npm cache where it can; one pack and install shared by the run,
+ * harness/src/testing/packed-harness.ts), with the install command, config and spec of docs/your-agent.md copied
+ * verbatim. The spec runs against the SDK example agent, then
  * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
  * run compares with them. Run by `npm test` (project record-emulator).
  */
@@ -11,9 +12,11 @@ import { join } from 'node:path';
 import {
   expect,
   fixturesDir,
+  packedProject,
   pruneSidecars,
   REPO_ROOT,
   SDK_EXAMPLE_AGENT,
+  TARBALL,
   test,
 } from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
@@ -38,33 +41,24 @@ const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
 test('the packed harness installs into a project outside the repository and its README example runs there on two agents', async () => {
-  // Pack, install and seven Playwright runs in a scratch project: minutes on a loaded 2-core machine.
+  // Seven Playwright runs in a scratch project (and the pack and install if no test made them yet): minutes on a loaded 2-core machine.
   test.setTimeout(600_000);
   const { install, files } = await readmeExample();
   expect(Object.keys(files).sort()).toEqual(['playwright.config.ts', 'tests/agent.spec.ts']);
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));
   const project = join(root, 'project');
   try {
-    const tarball = await test.step('npm pack -w harness', async () => {
-      await execa('mkdir', ['-p', project]);
-      const r = await sh(`npm pack -w harness --pack-destination ${project}`, REPO_ROOT);
-      expect(r.exitCode, r.all).toBe(0);
-      const name = (await readdir(project)).find((f) => f.endsWith('.tgz'));
-      expect(name, r.all).toBe('acp-snapshot-playwright-0.1.0.tgz');
-      return name!;
-    });
-    await test.step('install it as the README says (from the npm cache where it can)', async () => {
-      await writeFile(
-        join(project, 'package.json'),
-        '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
-      );
-      expect(install).toContain(`./${tarball}`);
-      const r = await sh(install, project, {
-        npm_config_prefer_offline: 'true',
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-      });
-      expect(r.exitCode, r.all).toBe(0);
+    await test.step('npm pack -w harness, installed as the README says (one install shared by the run)', async () => {
+      expect(install).toContain(`./${TARBALL}`);
+      await packedProject(project, { install });
+      expect((await readdir(project)).sort()).toEqual([
+        TARBALL,
+        'node_modules',
+        'package-lock.json',
+        'package.json',
+      ]);
+      const installed = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
+      expect(installed.devDependencies['@acp-snapshot/playwright']).toBe(`file:${TARBALL}`);
       for (const [file, text] of Object.entries(files)) {
         await execa('mkdir', ['-p', join(project, file, '..')]);
         await writeFile(join(project, file), text);
@@ -186,25 +180,12 @@ export default defineAcpConfig({
 });
 
 test('a scenario corpus in a project outside the repository: scenarioSuite(), scenarioProjects() and the acp-snapshot command', async () => {
+  // The shared pack and install may be this test's to make, or another worker's to wait for.
+  test.setTimeout(600_000);
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-corpus-'));
   const project = join(root, 'project');
   try {
-    await test.step('npm pack -w harness (no type bundle: this test runs it, it does not compile against it)', async () => {
-      await execa('mkdir', ['-p', project]);
-      const r = await sh(`npm pack -w harness --ignore-scripts --pack-destination ${project}`, REPO_ROOT);
-      expect(r.exitCode, r.all).toBe(0);
-      await writeFile(
-        join(project, 'package.json'),
-        '{ "name": "my-corpus", "private": true, "type": "module" }\n',
-      );
-      const { install } = await readmeExample();
-      const i = await sh(install, project, {
-        npm_config_prefer_offline: 'true',
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-      });
-      expect(i.exitCode, i.all).toBe(0);
-    });
+    await test.step('the packed harness, installed as the README says', () => packedProject(project));
     // A corpus of its own (its own config and fixtures), as a team with committed scenarios sets it up.
     const corpus = join(project, 'corpus');
     await tempFixtures(['hello', 'sdk-example-permission'], join(corpus, 'fixtures'));

@@ -24,8 +24,11 @@ const CONCURRENCY = 8;
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-/** One POST to `url`, the body read to its end; resolves with the milliseconds it took. */
-function timedPost(url: string, path: string, body: string): Promise<number> {
+/**
+ * One POST to `url`, the body read to its end; resolves with the milliseconds it took (`firstFrame`: until
+ * the first chunk of the answer instead).
+ */
+export function timedPost(url: string, path: string, body: string, firstFrame = false): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -36,10 +39,13 @@ function timedPost(url: string, path: string, body: string): Promise<number> {
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
-        res.on('data', () => {});
+        let first = 0;
+        res.on('data', () => {
+          if (!first) first = performance.now() - started;
+        });
         res.on('end', () =>
           res.statusCode === 200
-            ? resolve(performance.now() - started)
+            ? resolve(firstFrame ? first : performance.now() - started)
             : reject(new Error(`bench: HTTP ${res.statusCode}`)),
         );
       },
@@ -49,11 +55,17 @@ function timedPost(url: string, path: string, body: string): Promise<number> {
   });
 }
 
-/** Median per-request latency of `n` sequential requests (after a warm-up). */
-async function latency(url: string, path: string, body: string, n: number): Promise<number> {
+/** Median per-request latency of `n` sequential requests (after a warm-up), to the end or the first frame. */
+export async function latency(
+  url: string,
+  path: string,
+  body: string,
+  n: number,
+  firstFrame = false,
+): Promise<number> {
   for (let i = 0; i < 20; i++) await timedPost(url, path, body);
   const times: number[] = [];
-  for (let i = 0; i < n; i++) times.push(await timedPost(url, path, body));
+  for (let i = 0; i < n; i++) times.push(await timedPost(url, path, body, firstFrame));
   return median(times);
 }
 
@@ -72,7 +84,7 @@ async function throughput(url: string, path: string, body: string): Promise<numb
  * The baseline: a server that streams the same frames from memory, one awaited write each, as replay
  * does, with no matching. What replay adds on top is its own cost.
  */
-async function directServer(frames: Buffer[]): Promise<{ url: string; close: () => Promise<void> }> {
+export async function directServer(frames: Buffer[]): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer(async (req, res) => {
     for await (const _ of req);
     res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, writeResults } from './_results.js';
 
-interface JsonResult {
+export interface JsonResult {
   duration: number;
   status: string;
   startTime: string;
@@ -30,6 +30,12 @@ interface JsonSuite {
 
 function specs(suite: JsonSuite): NonNullable<JsonSuite['specs']> {
   return [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
+}
+
+/** The results of every test in a JSON report. */
+export function reportResults(reportFile: string): JsonResult[] {
+  const json = JSON.parse(readFileSync(reportFile, 'utf8')) as { suites: JsonSuite[] };
+  return json.suites.flatMap(specs).flatMap((s) => s.tests.flatMap((t) => t.results));
 }
 
 /** The results of one project's tests in a JSON report. */
@@ -122,9 +128,7 @@ export function workerStartFloor(): number {
       env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: 'report.json' },
       stdio: 'ignore',
     });
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { suites: JsonSuite[] };
-    const results = json.suites.flatMap(specs).flatMap((s) => s.tests.flatMap((t) => t.results));
-    return median(freshWorkerGaps(results));
+    return median(freshWorkerGaps(reportResults(report)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

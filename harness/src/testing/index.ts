@@ -25,4 +25,5 @@ export * from '../roots/run-dirs.js';
 export * from '../rules/guards.js';
 export * from '../scenario/corpus.js';
 export * from '../scenario/input.js';
+export * from './packed-harness.js';
 export * from './suite-test.js';
