@@ -8,7 +8,14 @@ import { mkdir } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { resolveAgent } from '../agents/builtin.js';
 import { AgentNotFoundError, resolveAgentCommand } from '../process/agent-command.js';
-import { configText, INIT_AGENTS, type InitTarget, OTHER_AGENT, specText } from './init-templates.js';
+import {
+  configText,
+  INIT_AGENTS,
+  type InitTarget,
+  OTHER_AGENT,
+  seedFiles,
+  specText,
+} from './init-templates.js';
 
 /** Init cannot go on (exit code 1): the message says why and what to do. */
 export class InitError extends Error {}
@@ -69,10 +76,17 @@ export function planInit(projectDir: string, target: InitTarget): InitPlan {
     );
 
   const spec = `tests/${project}.spec.ts`;
-  const files = { 'playwright.config.ts': configText(config), [spec]: specText(config) };
+  const files = {
+    'playwright.config.ts': configText(config),
+    [spec]: specText(config),
+    ...seedFiles(config),
+  };
+  // Any Playwright config: another one beside ours would be the one Playwright picks, or a confusion.
   const existing = [
     ...readdirSync(projectDir).filter((f) => /^playwright\.config\.[cm]?[jt]s$/.test(f)),
-    ...(existsSync(join(projectDir, spec)) ? [spec] : []),
+    ...Object.keys(files).filter(
+      (f) => !f.startsWith('playwright.config.') && existsSync(join(projectDir, f)),
+    ),
   ];
   if (existing.length > 0)
     throw new InitError(

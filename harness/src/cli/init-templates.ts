@@ -22,6 +22,11 @@ export interface InitAgent {
    * they close, so the snapshot never depends on whether they came in time (as the examples do).
    */
   settle?: { helper: string; call: string };
+  /**
+   * Files already in the tool test's workspace (under tests/seed/): an agent that asks only before it
+   * overwrites a file gets one to overwrite.
+   */
+  seed?: Record<string, string>;
 }
 
 const QWEN_SETTLE = `/** qwen lists its commands at a time that varies after a session's first prompt: wait for them before closing. */
@@ -67,6 +72,8 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'gemini',
     keyEnv: 'GEMINI_API_KEY',
     wire: 'Gemini generateContent',
+    // gemini writes a new file without asking: the list exists already, and it asks before it overwrites.
+    seed: { 'notes.txt': 'bread 🍞\n' },
   },
   'qwen-code': {
     profile: agents.qwenCode,
@@ -126,13 +133,48 @@ ${RECORD_COMMENT(OTHER_AGENT.keyEnv)}  playwright: { timeout: 90_000 },
 `;
 }
 
+/** Its workspace seed, in the spec: run from the project's directory (as npm scripts are). */
+const SEED_USE = `  // The workspace starts with tests/seed/ (relative to the project, where npm runs the tests).
+  test.use({ workspaceSeed: 'tests/seed' });
+`;
+
+const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
+
+const TOOL_TEST_TEXT = `test('a tool call with a permission request', async ({ acp, roots }) => {
+  await acp.initialize();
+  await acp.newSession();
+  const asked: string[] = [];
+  acp.answerPermissions((request) => {
+    asked.push(request.toolCall.title ?? '');
+    const allow = request.options.find((o) => o.kind === 'allow_once');
+    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
+  });
+  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
+  expect(turn.stopReason).toBe('end_turn');
+  // The agent asked before it wrote, and wrote the list in the test's cwd.
+  expect(asked.length).toBeGreaterThan(0);
+  expect(readFileSync(join(roots.cwd, 'notes.txt'), 'utf8')).toContain('milk');
+%WAIT%  await acp.close();
+  // The file the tool wrote is in the workspace snapshot.
+  await expect(acp).toMatchAcpSnapshot();
+});
+`;
+
+/** The seed files init writes, by path relative to the project. */
+export function seedFiles(target: InitTarget): Record<string, string> {
+  const seed = 'builtin' in target ? INIT_AGENTS[target.builtin]!.seed : undefined;
+  return Object.fromEntries(Object.entries(seed ?? {}).map(([f, text]) => [`tests/seed/${f}`, text]));
+}
+
 /** The starter spec: three tests, each ending in a snapshot of the wire (and of the workspace). */
 export function specText(target: InitTarget): string {
   const settle = 'builtin' in target ? INIT_AGENTS[target.builtin]!.settle : undefined;
+  const seeded = 'builtin' in target && INIT_AGENTS[target.builtin]!.seed !== undefined;
+  const TOOL_TEST = TOOL_TEST_TEXT.replace('%WAIT%', settle ? `  await ${settle.call};\n` : '');
   const wait = settle ? `  await ${settle.call};\n` : '';
   return `// Starter tests (written by \`acp-snapshot init\`). \`npm run record\` runs them against your model and writes
 // what each replays (tests/__acp__/: the model's exchanges and the snapshots); \`npm test\` replays them keylessly.
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ${settle ? 'type AcpClient, ' : ''}expect, test } from '@acp-snapshot/playwright';
 ${settle ? `\n${settle.helper}` : ''}
@@ -154,23 +196,5 @@ ${wait}  await acp.close();
   await expect(acp).toMatchAcpSnapshot();
 });
 
-test('a tool call with a permission request', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const asked: string[] = [];
-  acp.answerPermissions((request) => {
-    asked.push(request.toolCall.title ?? '');
-    const allow = request.options.find((o) => o.kind === 'allow_once');
-    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-  });
-  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The agent asked before it wrote, and the file is in the test's cwd.
-  expect(asked.length).toBeGreaterThan(0);
-  expect(existsSync(join(roots.cwd, 'notes.txt'))).toBe(true);
-${wait}  await acp.close();
-  // The file the tool wrote is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-`;
+${seeded ? `test.describe(() => {\n${SEED_USE}\n${indent(TOOL_TEST)}});\n` : TOOL_TEST}`;
 }
