@@ -18,6 +18,7 @@ import {
 } from '@acp-snapshot/playwright/testing';
 import { execa } from 'execa';
 import { tempFixtures } from './fixture-copy.js';
+import { OFFLINE_FIRST_NPM, packHarness } from './packed-harness.js';
 
 /** The code blocks of the README section, keyed by the file their first comment line names (`sh` for the install). */
 async function readmeExample(): Promise<{ install: string; files: Record<string, string> }> {
@@ -49,11 +50,7 @@ test('the packed harness installs into a project outside the repository and its 
   try {
     const tarball = await test.step('npm pack -w harness', async () => {
       await execa('mkdir', ['-p', project]);
-      const r = await sh(`npm pack -w harness --pack-destination ${project}`, REPO_ROOT);
-      expect(r.exitCode, r.all).toBe(0);
-      const name = (await readdir(project)).find((f) => f.endsWith('.tgz'));
-      expect(name, r.all).toBe('acp-snapshot-playwright-0.1.0.tgz');
-      return name!;
+      return packHarness(project);
     });
     await test.step('install it as the README says (from the npm cache where it can)', async () => {
       await writeFile(
@@ -61,11 +58,7 @@ test('the packed harness installs into a project outside the repository and its 
         '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
       );
       expect(install).toContain(`./${tarball}`);
-      const r = await sh(install, project, {
-        npm_config_prefer_offline: 'true',
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-      });
+      const r = await sh(install, project, OFFLINE_FIRST_NPM);
       expect(r.exitCode, r.all).toBe(0);
       for (const [file, text] of Object.entries(files)) {
         await execa('mkdir', ['-p', join(project, file, '..')]);

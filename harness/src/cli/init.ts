@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
 
 Next:
   1. Record the tests once against your model (the URL and key are used, never stored):
-       MODEL_UPSTREAM_URL=<your provider's API base URL> ${plan.keyEnv}=<your key> ${plan.record}
+       MODEL_UPSTREAM_URL=<your-provider-base-url> ${plan.keyEnv}=<your-key> ${plan.record}
   2. Replay them keylessly, offline (commit tests/ with its __acp__/ recordings):
        ${plan.replay}`,
   );
