@@ -91,7 +91,7 @@ export function planInit(projectDir: string, target: InitTarget): InitPlan {
   if (existing.length > 0)
     throw new InitError(
       `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''} in ${projectDir}; init writes nothing over an existing file, ` +
-        'and wrote nothing. Move or delete it and run init again, or add the tests by hand (harness/README.md of @acp-snapshot/playwright).',
+        'and wrote nothing. Move or delete it and run init again, or add the tests by hand (node_modules/@acp-snapshot/playwright/README.md).',
     );
 
   const pkgFile = join(projectDir, 'package.json');

@@ -143,7 +143,7 @@ test('an existing file is named and nothing is written (exit 1)', async () => {
   expect(r.code).toBe(1);
   expect(r.err).toBe(
     `init: tests/qwen.spec.ts already exists in ${project}; init writes nothing over an existing file, and wrote nothing. ` +
-      'Move or delete it and run init again, or add the tests by hand (harness/README.md of @acp-snapshot/playwright).\n'.trimEnd(),
+      'Move or delete it and run init again, or add the tests by hand (node_modules/@acp-snapshot/playwright/README.md).',
   );
   expect(await state()).toEqual(before);
   // Any Playwright config counts: Playwright would pick one of the two.
