@@ -31,9 +31,13 @@ function isProgramPath(command: readonly string[], i: number): boolean {
 /**
  * `command` with its relative paths made absolute against `projectDir`: the program's path always (it must
  * exist there), any other argument only when a file of that name exists there (an argument such as a model
- * id `org/model` stays as written).
+ * id `org/model` stays as written). `correct` says where the command is written, for the error.
  */
-export function resolveAgentCommand(command: readonly string[], projectDir: string): string[] {
+export function resolveAgentCommand(
+  command: readonly string[],
+  projectDir: string,
+  correct = 'correct the command in playwright.config.ts',
+): string[] {
   return command.map((a, i) => {
     if (isAbsolute(a)) return a;
     const inProject = resolve(projectDir, a);
@@ -42,7 +46,7 @@ export function resolveAgentCommand(command: readonly string[], projectDir: stri
         throw new AgentNotFoundError(
           `agent command: ${a} does not exist in the project ${projectDir} (a relative path in the agent's command ` +
             'starts at the directory of playwright.config.ts). Install the agent there (npm install --save-dev <its package>), ' +
-            'or correct the command in playwright.config.ts.',
+            `or ${correct}.`,
         );
       return inProject;
     }
