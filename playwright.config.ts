@@ -129,11 +129,11 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
     },
     {
       // The example projects (examples/*): real agents from npm, installed from their own lockfiles, each
-      // running its own suite keylessly three times over.
+      // running its own suite keylessly three times over; and `acp-snapshot init` from an empty directory (init.spec.ts).
       name: 'examples',
       default: false,
       testDir: './e2e',
-      testMatch: 'examples.spec.ts',
+      testMatch: ['examples.spec.ts', 'init.spec.ts'],
       timeout: 600_000,
     },
     // Runs after record or refresh: sidecars no fixture references any more are deleted.

@@ -75,7 +75,7 @@ const entries = [
     external: HARNESS_EXTERNAL,
     alias: HARNESS_ALIAS,
   },
-  // Its command line (`acp-snapshot record|refresh|check|review|conformance`), self-contained the same way.
+  // Its command line (`acp-snapshot init|record|refresh|check|review|conformance`), self-contained the same way.
   {
     in: 'harness/src/cli/main.ts',
     out: 'harness/dist/cli.js',

@@ -87,3 +87,33 @@ test('passes alone', async ({ roots }) => { console.log('ROOT ' + roots.root); e
   expect(dirname(root)).not.toBe(dirname(kept));
   expect(existsSync(dirname(root))).toBe(false);
 });
+
+test("a relative agent path that is not installed: the error names it as written and the project, not the test's temporary cwd", async () => {
+  test.setTimeout(120_000);
+  const { exitCode, report } = await runProject({
+    'a-script.spec.ts': `
+import { test } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: [process.execPath, 'node_modules/my-agent/cli.js', '--acp'] } });
+test('starts the agent', async ({ acp }) => { await acp.initialize(); });
+`,
+    'b-bin.spec.ts': `
+import { test } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ['node_modules/.bin/my-agent', '--acp'] } });
+test('starts the agent', async ({ acp }) => { await acp.initialize(); });
+`,
+  });
+  expect(exitCode).toBe(1);
+  type Test = { results: { errors: { message: string }[] }[] };
+  const tests: Test[] = report.suites.flatMap((f: { specs: { tests: Test[] }[] }) =>
+    f.specs.map((s) => s.tests[0]),
+  );
+  const messages = tests.map((t) => (t.results[0]?.errors ?? []).map((e) => e.message).join('\n'));
+  expect(messages).toHaveLength(2);
+  for (const [message, written] of [
+    [messages[0]!, 'node_modules/my-agent/cli.js'],
+    [messages[1]!, 'node_modules/.bin/my-agent'],
+  ] as const) {
+    expect(message).toContain(`${written} does not exist in the project ${project}`);
+    expect(message).not.toContain('/acp-w');
+  }
+});

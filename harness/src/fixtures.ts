@@ -5,9 +5,8 @@
  * connected ACP driver. Options (`agentProfile`, `workspaceSeed`, `model`) are set per project.
  */
 
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import { test as base, type TestInfo } from '@playwright/test';
 import { attachConversation } from './compare/conversation.js';
@@ -22,6 +21,7 @@ import {
   withModelBaseUrl,
   withModelServer,
 } from './model/http-model.js';
+import { resolveAgentCommand } from './process/agent-command.js';
 import type { AgentProfile } from './profile.js';
 import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
 import { RunDirs, settleTestDirs } from './roots/run-dirs.js';
@@ -84,15 +84,9 @@ function configDir(testInfo: TestInfo): string {
   return testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
 }
 
-/**
- * A profile's command line as it runs: the agent starts in the test's cwd, so paths in it that exist relative
- * to the config's directory are made absolute.
- */
+/** A profile's command line as it runs: its relative paths start at the config's directory. */
 function agentCommandLine(command: readonly string[], testInfo: TestInfo): string[] {
-  const base = configDir(testInfo);
-  return command.map((a, i) =>
-    (i > 0 || a.includes('/')) && !isAbsolute(a) && existsSync(resolve(base, a)) ? resolve(base, a) : a,
-  );
+  return resolveAgentCommand(command, configDir(testInfo));
 }
 export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   agentProfile: [{ command: [] }, { option: true }],

@@ -66,9 +66,14 @@ export interface BuiltinAgent {
   initialize: { agentName: string; protocolVersion: number };
 }
 
+/** A built-in profile function, with the definition it was built from (its package, bin and proven versions). */
+export type BuiltinProfile = ((options?: BuiltinAgentOptions) => AgentProfile) & {
+  readonly agent: BuiltinAgent;
+};
+
 /** Builds an agent's profile function from its definition. */
-export function builtinAgent(def: BuiltinAgent): (options?: BuiltinAgentOptions) => AgentProfile {
-  return (options = {}) => {
+export function builtinAgent(def: BuiltinAgent): BuiltinProfile {
+  const profile = (options: BuiltinAgentOptions = {}): AgentProfile => {
     const projectDir = resolve(options.projectDir ?? process.cwd());
     const base = def.profile(options.model ?? def.defaultModel);
     const installed = resolveAgent(def, projectDir, options);
@@ -90,6 +95,7 @@ export function builtinAgent(def: BuiltinAgent): (options?: BuiltinAgentOptions)
       checkInitialize: (response) => checkInitialize(def, response),
     };
   };
+  return Object.assign(profile, { agent: def });
 }
 
 /**

@@ -4,6 +4,11 @@ export {};
 // demand, reading its arguments after the command name; run it from the project root (where the
 // Playwright config is).
 const COMMANDS: Record<string, { summary: string; load: () => Promise<unknown> }> = {
+  init: {
+    summary:
+      'init --agent NAME | init -- COMMAND...: write playwright.config.ts, starter tests and the npm scripts to record and replay',
+    load: () => import('./init.js'),
+  },
   record: {
     summary: 'record [NAME...]: run the record project (live model) and write the fixtures',
     load: () => import('./record.js'),

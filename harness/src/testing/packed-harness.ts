@@ -1,11 +1,11 @@
 /**
  * The harness as a user installs it, packed and installed once for every test (and bench) that needs it:
- * `npm pack -w harness` (its prepack bundles the types) and the README's install command run in a template
+ * `npm pack -w harness` (its prepack bundles the types) and docs/your-agent.md's install command run in a template
  * project outside the repository, kept in the temp directory under a key of everything the install depends
  * on (the built package, its manifest, the install command). A pack and an install take a minute or more on
  * a loaded 2-core machine; every further caller, in any worker or process, gets a project of its own in
  * about a second. Its use, in a proof or a bench (`@acp-snapshot/playwright/testing`): `await packedProject(dir)`
- * (the README's install command) or `await packedProject(dir, { install })`, then write the project's files.
+ * (the guide's install command) or `await packedProject(dir, { install })`, then write the project's files.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,16 +18,20 @@ import { REPO_ROOT } from '../scenario/corpus.js';
 /** The tarball `npm pack -w harness` writes. */
 export const TARBALL = 'acp-snapshot-playwright-0.1.0.tgz';
 
-/** The README's install command (section "Use it on your agent"), which installs `./TARBALL`. */
-export async function readmeInstall(): Promise<string> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Use it on your agent');
-  if (start < 0) throw new Error('README.md has no "## Use it on your agent" section');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 3));
-  const install = /```sh\n([\s\S]*?)```/.exec(section)?.[1]?.trim();
-  if (!install) throw new Error('README.md "Use it on your agent" has no ```sh install block');
+/** docs/your-agent.md's install command (its first ```sh block), which installs `./TARBALL`. */
+export async function guideInstall(): Promise<string> {
+  const guide = await readFile(join(REPO_ROOT, 'docs/your-agent.md'), 'utf8');
+  const install = /```sh\n([\s\S]*?)```/.exec(guide)?.[1]?.trim();
+  if (!install) throw new Error('docs/your-agent.md has no ```sh block with the install command');
   return install;
 }
+
+/** npm's settings for an install in a test: from the cache where it can, quietly. */
+export const OFFLINE_FIRST_NPM = {
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+};
 
 /** What an install depends on; the pack's own output (dist/index.d.ts, written by prepack) is left out. */
 function installKey(install: string): string {
@@ -74,11 +78,7 @@ async function packAndInstall(dir: string, install: string): Promise<void> {
     join(dir, 'package.json'),
     '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
   );
-  const r = await sh(install, dir, {
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-  });
+  const r = await sh(install, dir, OFFLINE_FIRST_NPM);
   if (r.exitCode !== 0)
     throw new Error(`packed harness: \`${install}\` failed (exit ${r.exitCode}):\n${r.all}`);
 }
@@ -100,7 +100,7 @@ function alive(pid: number): boolean {
  * node_modules): made by the first caller under a lock directory; the others wait for it.
  */
 export async function packedTemplate(install?: string): Promise<string> {
-  const command = install ?? (await readmeInstall());
+  const command = install ?? (await guideInstall());
   const dir = join(tmpdir(), `acp-snapshot-packed-${installKey(command)}`);
   const ready = join(dir, '.ready');
   const lock = `${dir}.lock`;
@@ -136,7 +136,7 @@ export async function packedTemplate(install?: string): Promise<string> {
 }
 
 /**
- * A project of its own at `dir` (created) with the packed harness installed as the README says: the
+ * A project of its own at `dir` (created) with the packed harness installed as docs/your-agent.md says: the
  * template's package.json, lockfile and tarball copied, its node_modules linked (Node resolves a linked
  * package from its real path, so the harness and Playwright are one copy, as in a real install).
  * Write the project's config and specs into it and run `npx playwright test` there.
