@@ -1,6 +1,6 @@
 /**
  * Root placeholders a scenario author writes (`{{cwd}}`, `{{spill}}`, ...: the names of `rootMap`) in
- * prompt text, prompt content blocks, a `list_sessions` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
+ * prompt text, prompt content blocks, a `list_sessions` or `new_session` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
 import { hydrateRoots, MAX_JSON_DEPTH, ROOT_NAMES } from '@acp-snapshot/session-log';
@@ -59,13 +59,13 @@ export function expandRootPlaceholders<T>(value: T, map: Readonly<Record<string,
   return hydrateRoots(value, map);
 }
 
-/** The scenario with its prompts' text and content, list cwd and agentConfig expanded for this run's roots. */
+/** The scenario with its prompts' text and content, list and new-session cwds and agentConfig expanded for this run's roots. */
 export function expandScenarioRoots(
   scenario: Scenario,
   map: Readonly<Record<string, string | undefined>>,
 ): Scenario {
   const steps = scenario.steps.map((s) => {
-    if (s.op === 'list_sessions' && s.cwd !== undefined)
+    if ((s.op === 'list_sessions' || s.op === 'new_session') && s.cwd !== undefined)
       return { ...s, cwd: expandRootPlaceholders(s.cwd, map) };
     if (s.op !== 'prompt') return s;
     return {
