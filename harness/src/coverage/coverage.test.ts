@@ -93,7 +93,7 @@ test('what was declared and never exercised comes first, one gap each', () => {
   expect(c.projects[0]!.gaps.map((g) => g.message)).toEqual([
     'declared `loadSession`, never loaded (no session/load answered ok)',
     'declared `promptCapabilities.embeddedContext`, never sent a `resource` block in a prompt',
-    'declared `promptCapabilities.image`, never sent a `image` block in a prompt',
+    'declared `promptCapabilities.image`, never sent an `image` block in a prompt',
     'declared `sessionCapabilities.list`, never called `session/list` (answered ok)',
     'declared `sessionCapabilities.resume`, never called `session/resume` (answered ok)',
     'declared mode `read-only`, never set and never active',

@@ -386,7 +386,7 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
       if (!tally.has(SECTIONS.promptBlocks, block))
         gaps.push({
           declared: cap,
-          message: `declared \`${cap}\`, never sent a \`${block}\` block in a prompt`,
+          message: `declared \`${cap}\`, never sent ${/^[aeiou]/.test(block) ? 'an' : 'a'} \`${block}\` block in a prompt`,
         });
     } else if (cap.startsWith('sessionCapabilities.')) {
       const method = `session/${cap.slice('sessionCapabilities.'.length)}`;
