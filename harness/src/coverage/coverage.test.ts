@@ -276,6 +276,34 @@ test('a tool call counts in the mode it ran in, not the one a later set_mode or 
   });
 });
 
+test('a tool call announced only by its permission request (then updated) counts in its kind and mode', () => {
+  const asked: TestWire = {
+    project: 'fake',
+    test: 'asks first',
+    sent: [
+      req(0, 0, 'initialize', {}),
+      req(0, 1, 'session/new', { cwd: '/tmp/w', mcpServers: [] }),
+      req(0, 2, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'write' }] }),
+      ok(0, 0, { outcome: { outcome: 'selected', optionId: 'yes' } }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, SESSION),
+      req(0, 0, 'session/request_permission', {
+        sessionId: 'sess-1',
+        toolCall: { toolCallId: 'w1', title: 'Write notes.txt', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'yes', name: 'Allow', kind: 'allow_once' }],
+      }),
+      update(0, { sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' }),
+      ok(0, 2, { stopReason: 'end_turn' }),
+    ],
+  };
+  const c = computeCoverage([asked]);
+  expect(items(c, SECTIONS.toolKinds)).toEqual({ edit: ['asks first'] });
+  expect(items(c, SECTIONS.modes)).toEqual({ 'ask: edit': ['asks first'] });
+  expect(items(c, SECTIONS.permissions)).toEqual({ 'selected allow_once': ['asks first'] });
+});
+
 test('projects are reported apart, and the HTML escapes what the agent wrote', () => {
   const evil = { ...editTest('<script>alert(1)</script>'), project: 'other' };
   const c = computeCoverage([editTest('edits'), evil]);

@@ -204,6 +204,8 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
   /** The sessions session/new created, in order, with their cwd and agent process. */
   const created: { sessionId: string; cwd: string; process: number }[] = [];
   const surface = (what: string) => tally.add(SECTIONS.sessionSurface, what, test);
+  /** Tool calls counted, by session and id. */
+  const toolCallsSeen = new Set<string>();
   const noteSetup = (result: unknown) => {
     if (!isObject(result)) return;
     const sessionId = typeof result.sessionId === 'string' ? result.sessionId : undefined;
@@ -282,6 +284,17 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     }
   }
 
+  /** A tool call's kind, in its session's mode, counted once per call (an ask and its update are one call). */
+  function noteToolCall(sessionId: string, call: Json): void {
+    const id = `${sessionId}/${String(call.toolCallId)}`;
+    if (call.toolCallId !== undefined && toolCallsSeen.has(id)) return;
+    toolCallsSeen.add(id);
+    const toolKind = typeof call.kind === 'string' ? call.kind : 'other';
+    tally.add(SECTIONS.toolKinds, toolKind, test);
+    const mode = modeOf.get(sessionId);
+    if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
+  }
+
   function noteSurface(method: string, params: Json, result: Json | undefined, process: number): void {
     if (method === 'session/new') {
       const cwd = typeof params.cwd === 'string' ? params.cwd : '';
@@ -329,6 +342,9 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
       const answer = clientAnswers.get(message);
       tally.add(SECTIONS.agentRequests, `${method} → ${outcome(answer)}`, test);
       if (method === 'session/request_permission') {
+        // Some agents (gemini-cli) announce a tool call by asking for it, before any tool_call update.
+        if (isObject(params.toolCall) && typeof params.sessionId === 'string')
+          noteToolCall(params.sessionId, params.toolCall);
         const picked =
           isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
         const options = Array.isArray(params.options) ? params.options.filter(isObject) : [];
@@ -350,12 +366,7 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : '';
     if (kind === 'current_mode_update' && typeof u.currentModeId === 'string')
       modeOf.set(sessionId, u.currentModeId);
-    if (kind === 'tool_call') {
-      const toolKind = typeof u.kind === 'string' ? u.kind : 'other';
-      tally.add(SECTIONS.toolKinds, toolKind, test);
-      const mode = modeOf.get(sessionId);
-      if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
-    }
+    if (kind === 'tool_call') noteToolCall(sessionId, u);
     if ((kind === 'tool_call' || kind === 'tool_call_update') && typeof u.status === 'string')
       tally.add(SECTIONS.toolStatuses, u.status, test);
     if (isObject(u.content)) tally.add(SECTIONS.produced, `${kind}: ${String(u.content.type)}`, test);
