@@ -48,7 +48,10 @@ export function runSessionRequest(s: SessionRequestStep, ctx: SessionRequestCont
       return expect(
         s,
         ctx,
-        agent.request('session/resume', { sessionId: ctx.sessionId(s.session), cwd: ctx.sessionCwd(s.session) }),
+        agent.request('session/resume', {
+          sessionId: ctx.sessionId(s.session),
+          cwd: ctx.sessionCwd(s.session),
+        }),
       );
     case 'list_sessions':
       return expect(s, ctx, listAllPages(s.cwd, ctx));
