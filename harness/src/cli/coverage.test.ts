@@ -110,6 +110,8 @@ test('coverage of two shards: gaps first, merged counts, JSON and HTML written, 
 });
 
 test('no wire, a missing directory and a bad option each say what to do, exit 2', async () => {
+  // Four runs of the CLI, each a Node start: on a busy two-core machine that passes the default 30 s.
+  test.setTimeout(90_000);
   const work = await mkdtemp(join(tmpdir(), 'acp-cov-cli-'));
   try {
     const missing = await cli([], work);
