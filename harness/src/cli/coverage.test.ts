@@ -3,7 +3,7 @@
  * (it calls no model for it), kept as the fixtures keep every test's, in two "shards" merged by naming both.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -110,6 +110,8 @@ test('coverage of two shards: gaps first, merged counts, JSON and HTML written, 
 });
 
 test('no wire, a missing directory and a bad option each say what to do, exit 2', async () => {
+  // Four runs of the CLI, each a Node start: on a busy two-core machine that passes the default 30 s.
+  test.setTimeout(90_000);
   const work = await mkdtemp(join(tmpdir(), 'acp-cov-cli-'));
   try {
     const missing = await cli([], work);
@@ -124,6 +126,82 @@ test('no wire, a missing directory and a bad option each say what to do, exit 2'
     const empty = await cli(['.'], work);
     expect(empty.code).toBe(2);
     expect(empty.err).toContain('no test wire under .');
+    // A results directory whose wires a later run cleared still holds the json reporter's report.
+    await mkdir(join(work, 'test-results'));
+    await writeFile(join(work, 'test-results/report.json'), '{"suites":[]}');
+    const cleared = await cli([], work);
+    expect(cleared.code).toBe(2);
+    expect(cleared.err).toContain('no test wire under test-results: run the tests first');
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+});
+
+/** A wire file as a test keeps it: JSON-RPC lines of one agent process, both directions. */
+async function plantWire(dir: string, name: string, sent: unknown[], received: unknown[]): Promise<void> {
+  await mkdir(join(dir, 'acp-wires'), { recursive: true });
+  const lines = (ms: unknown[]) => ms.map((m) => ({ text: JSON.stringify(m), process: 0 }));
+  await writeFile(
+    join(dir, 'acp-wires', `${name}-0-0.json`),
+    JSON.stringify({
+      project: 'planted',
+      test: `planted.spec.ts › ${name}`,
+      sent: lines(sent),
+      received: lines(received),
+    }),
+  );
+}
+
+test('--fail-on-gap fails a planted corpus that never exercises one declared capability, and passes once a test does', async () => {
+  const work = await mkdtemp(join(tmpdir(), 'acp-cov-planted-'));
+  try {
+    // The agent declares load and list; one test lists sessions filtered by its cwd, none loads.
+    const init = [{ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1 } }];
+    const initOk = {
+      jsonrpc: '2.0',
+      id: 0,
+      result: {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
+        agentInfo: { name: 'planted-agent', version: '0.0.1' },
+      },
+    };
+    const newSession = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/new',
+      params: { cwd: '/w', mcpServers: [] },
+    };
+    const newOk = { jsonrpc: '2.0', id: 1, result: { sessionId: 's1' } };
+    await plantWire(
+      work,
+      'lists',
+      [...init, newSession, { jsonrpc: '2.0', id: 2, method: 'session/list', params: { cwd: '/w' } }],
+      [initOk, newOk, { jsonrpc: '2.0', id: 2, result: { sessions: [{ sessionId: 's1', cwd: '/w' }] } }],
+    );
+    const red = await cli(['.', '--fail-on-gap'], work);
+    expect(red.code, red.out + red.err).toBe(1);
+    expect(red.out).toContain('declared but never exercised (1):');
+    expect(red.out).toContain('✗ declared `loadSession`, never loaded (no session/load answered ok)');
+
+    await plantWire(
+      work,
+      'loads',
+      [
+        ...init,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'session/load',
+          params: { sessionId: 's0', cwd: '/w', mcpServers: [] },
+        },
+      ],
+      [initOk, { jsonrpc: '2.0', id: 1, result: {} }],
+    );
+    const green = await cli(['.', '--fail-on-gap'], work);
+    expect(green.code, green.out + green.err).toBe(0);
+    expect(green.out).toContain('every declared capability, mode and config option was exercised');
+    expect(green.out).toMatch(/session\/load → ok\s+1 test\(s\): planted\.spec\.ts › loads/);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * teardown of the same run reads them; `acp-snapshot coverage DIR...` reads them from several shards.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
 import type { Cause } from '../compare/causes.js';
 import type { TestWire, WireLine } from './coverage.js';
@@ -71,8 +71,10 @@ export function readTestWires(dirs: readonly string[]): TestWire[] {
   const out: TestWire[] = [];
   const seen = new Set<string>();
   for (const d of dirs) {
-    const dir = existsSync(join(d, WIRE_DIR)) ? join(d, WIRE_DIR) : d;
-    if (seen.has(dir) || !existsSync(dir)) continue;
+    // A results directory without wires (a later run of other projects cleared them) holds other JSON
+    // (the json reporter's report.json): only an acp-wires directory's files are wires.
+    const dir = existsSync(join(d, WIRE_DIR)) ? join(d, WIRE_DIR) : basename(d) === WIRE_DIR ? d : undefined;
+    if (!dir || seen.has(dir) || !existsSync(dir)) continue;
     seen.add(dir);
     for (const f of readdirSync(dir).sort()) {
       if (!f.endsWith('.json')) continue;

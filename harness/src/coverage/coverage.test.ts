@@ -93,7 +93,7 @@ test('what was declared and never exercised comes first, one gap each', () => {
   expect(c.projects[0]!.gaps.map((g) => g.message)).toEqual([
     'declared `loadSession`, never loaded (no session/load answered ok)',
     'declared `promptCapabilities.embeddedContext`, never sent a `resource` block in a prompt',
-    'declared `promptCapabilities.image`, never sent a `image` block in a prompt',
+    'declared `promptCapabilities.image`, never sent an `image` block in a prompt',
     'declared `sessionCapabilities.list`, never called `session/list` (answered ok)',
     'declared `sessionCapabilities.resume`, never called `session/resume` (answered ok)',
     'declared mode `read-only`, never set and never active',
@@ -127,7 +127,7 @@ test('a second test that loads, lists, resumes, prompts an image in read-only an
     test: 'the rest',
     sent: [
       req(0, 0, 'initialize', {}),
-      req(0, 1, 'session/list', {}),
+      req(0, 1, 'session/list', { cwd: '/tmp/w' }),
       req(0, 2, 'session/load', { sessionId: 'sess-1', cwd: '/tmp/w', mcpServers: [] }),
       req(0, 3, 'session/set_mode', { sessionId: 'sess-1', modeId: 'read-only' }),
       req(0, 4, 'session/set_config_option', { sessionId: 'sess-1', configId: 'model', value: 'b' }),
@@ -166,6 +166,142 @@ test('a second test that loads, lists, resumes, prompts an image in read-only an
   expect(items(c, SECTIONS.clientRequests)['session/resume → error -32002']).toEqual(['the rest']);
   expect(items(c, SECTIONS.modes)['read-only: edit']).toEqual(['the rest']);
   expect(items(c, SECTIONS.configOptions)).toEqual({ 'model = b → ok': ['the rest'] });
+});
+
+test('a mode never tried with a kind it governs, and a list never filtered by cwd, are gaps; the session surface says which session each request addressed', () => {
+  const surface: TestWire = {
+    project: 'fake',
+    test: 'two dirs',
+    sent: [
+      req(0, 0, 'initialize', {}),
+      req(0, 1, 'session/new', { cwd: '/w/a', mcpServers: [] }),
+      req(0, 2, 'session/new', { cwd: '/w/b', mcpServers: [] }),
+      req(0, 3, 'session/list', {}),
+      req(0, 4, 'session/list', { cwd: '/w/a', cursor: 'c1' }),
+      req(0, 5, 'session/set_mode', { sessionId: 's2', modeId: 'read-only' }),
+      req(0, 6, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] }),
+      req(1, 0, 'session/load', { sessionId: 's1', cwd: '/w/a', mcpServers: [] }),
+      req(1, 1, 'session/close', { sessionId: 'nobody' }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, { ...SESSION, sessionId: 's1' }),
+      ok(0, 2, { ...SESSION, sessionId: 's2' }),
+      ok(0, 3, { sessions: [] }),
+      ok(0, 4, { sessions: [] }),
+      ok(0, 5, {}),
+      line(0, {
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: {
+          sessionId: 's2',
+          update: { sessionUpdate: 'tool_call', toolCallId: 't', title: 'ls', kind: 'read' },
+        },
+      }),
+      ok(0, 6, { stopReason: 'end_turn' }),
+      ok(1, 0, SESSION),
+      ok(1, 1, {}),
+    ],
+  };
+  const unfiltered: TestWire = {
+    ...surface,
+    test: 'unfiltered',
+    sent: surface.sent.map((l) => ({ ...l, text: l.text.replace(/"cwd":"\/w\/a","cursor":"c1"/, '') })),
+  };
+  const c = computeCoverage([editTest('edits'), surface]);
+  expect(items(c, SECTIONS.sessionSurface)).toMatchObject({
+    'session/new: in a second directory': ['two dirs'],
+    'session/list: no filter': ['two dirs'],
+    'session/list: cwd filter': ['two dirs'],
+    "session/list: cwd filter, another directory's session left out": ['two dirs'],
+    'session/list: cursor (a next page)': ['two dirs'],
+    'session/set_mode: the newest session': ['two dirs'],
+    'session/prompt: an older session (another one created since)': ['two dirs'],
+    'session/load: a session of an earlier process': ['two dirs'],
+    'session/close: an id no session/new of the test returned': ['two dirs'],
+  });
+  // read-only saw a read, never an edit, which the run attempted in ask.
+  expect(c.projects[0]!.gaps.map((g) => g.message)).toContain(
+    'mode `read-only`: never an `edit` tool call attempted in it (its effect on edit calls is untested)',
+  );
+  const bare = computeCoverage([editTest('edits'), unfiltered]);
+  expect(bare.projects[0]!.gaps.map((g) => g.message)).toContain(
+    'declared `sessionCapabilities.list`, never filtered by cwd (every `session/list` listed all directories)',
+  );
+  expect(bare.projects[0]!.gaps.map((g) => g.message)).not.toContain(
+    'declared `sessionCapabilities.list`, never called `session/list` (answered ok)',
+  );
+});
+
+test('a tool call counts in the mode it ran in, not the one a later set_mode or mode option set', () => {
+  const edit = (id: string) =>
+    update(0, {
+      sessionUpdate: 'tool_call',
+      toolCallId: id,
+      title: 'Edit a.py',
+      kind: 'edit',
+      status: 'pending',
+    });
+  const later: TestWire = {
+    project: 'fake',
+    test: 'switches after',
+    sent: [
+      req(0, 0, 'initialize', {}),
+      req(0, 1, 'session/new', { cwd: '/tmp/w', mcpServers: [] }),
+      req(0, 2, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'edit' }] }),
+      req(0, 3, 'session/set_config_option', { sessionId: 'sess-1', configId: 'mode', value: 'read-only' }),
+      req(0, 4, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'again' }] }),
+      req(0, 5, 'session/set_mode', { sessionId: 'sess-1', modeId: 'ask' }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, SESSION),
+      edit('t1'),
+      ok(0, 2, { stopReason: 'end_turn' }),
+      ok(0, 3, {
+        configOptions: [
+          { type: 'select', id: 'mode', category: 'mode', currentValue: 'read-only', options: [] },
+        ],
+      }),
+      edit('t2'),
+      ok(0, 4, { stopReason: 'end_turn' }),
+      ok(0, 5, {}),
+    ],
+  };
+  const c = computeCoverage([later]);
+  expect(items(c, SECTIONS.modes)).toEqual({
+    'ask: edit': ['switches after'],
+    'ask: set': ['switches after'],
+    'read-only: edit': ['switches after'],
+  });
+});
+
+test('a tool call announced only by its permission request (then updated) counts in its kind and mode', () => {
+  const asked: TestWire = {
+    project: 'fake',
+    test: 'asks first',
+    sent: [
+      req(0, 0, 'initialize', {}),
+      req(0, 1, 'session/new', { cwd: '/tmp/w', mcpServers: [] }),
+      req(0, 2, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'write' }] }),
+      ok(0, 0, { outcome: { outcome: 'selected', optionId: 'yes' } }),
+    ],
+    received: [
+      ok(0, 0, INIT_RESULT),
+      ok(0, 1, SESSION),
+      req(0, 0, 'session/request_permission', {
+        sessionId: 'sess-1',
+        toolCall: { toolCallId: 'w1', title: 'Write notes.txt', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'yes', name: 'Allow', kind: 'allow_once' }],
+      }),
+      update(0, { sessionUpdate: 'tool_call_update', toolCallId: 'w1', status: 'completed' }),
+      ok(0, 2, { stopReason: 'end_turn' }),
+    ],
+  };
+  const c = computeCoverage([asked]);
+  expect(items(c, SECTIONS.toolKinds)).toEqual({ edit: ['asks first'] });
+  expect(items(c, SECTIONS.modes)).toEqual({ 'ask: edit': ['asks first'] });
+  expect(items(c, SECTIONS.permissions)).toEqual({ 'selected allow_once': ['asks first'] });
 });
 
 test('projects are reported apart, and the HTML escapes what the agent wrote', () => {

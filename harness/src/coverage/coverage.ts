@@ -107,6 +107,12 @@ const PROMPT_BLOCK_OF: Record<string, string> = {
   'promptCapabilities.embeddedContext': 'resource',
 };
 
+/**
+ * The tool kinds a mode typically governs (what a permission policy allows, asks or refuses): a mode tried
+ * with other kinds but never with one of these, where the run attempted it elsewhere, leaves its effect unseen.
+ */
+const GOVERNED_KINDS = ['edit', 'execute', 'delete', 'move'] as const;
+
 /** Counts which tests exercised what, keyed by section and item. */
 class Tally {
   private readonly sections = new Map<string, Map<string, Set<string>>>();
@@ -150,6 +156,7 @@ export const SECTIONS = {
   stopReasons: 'stop reasons',
   promptBlocks: 'prompt content sent',
   produced: 'content the agent produced',
+  sessionSurface: 'session surface (parameters, which session addressed)',
   modes: 'modes (tool kinds attempted in each)',
   configOptions: 'config options set',
 } as const;
@@ -194,6 +201,11 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
 
   /** Each session's current mode, as the wire says it changed. */
   const modeOf = new Map<string, string>();
+  /** The sessions session/new created, in order, with their cwd and agent process. */
+  const created: { sessionId: string; cwd: string; process: number }[] = [];
+  const surface = (what: string) => tally.add(SECTIONS.sessionSurface, what, test);
+  /** Tool calls counted, by session and id. */
+  const toolCallsSeen = new Set<string>();
   const noteSetup = (result: unknown) => {
     if (!isObject(result)) return;
     const sessionId = typeof result.sessionId === 'string' ? result.sessionId : undefined;
@@ -205,7 +217,7 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
       if (isObject(o) && typeof o.id === 'string') declared.configOptions.add(o.id);
   };
 
-  for (const { message } of sent) {
+  for (const { message, process } of sent) {
     const method = message.method;
     if (typeof method !== 'string') continue;
     const params = isObject(message.params) ? message.params : {};
@@ -225,7 +237,6 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
         if (isObject(a) && typeof a.id === 'string') declared.authMethods.add(a.id);
     }
     if (method === 'session/new' || method === 'session/load' || method === 'session/resume') {
-      noteSetup(result && { sessionId: params.sessionId, ...result });
       for (const s of Array.isArray(params.mcpServers) ? params.mcpServers : [])
         tally.add(
           SECTIONS.promptBlocks,
@@ -233,6 +244,7 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
           test,
         );
     }
+    if (method.startsWith('session/')) noteSurface(method, params, result, process);
     if (method === 'session/prompt') {
       for (const b of Array.isArray(params.prompt) ? params.prompt : [])
         if (isObject(b)) tally.add(SECTIONS.promptBlocks, String(b.type), test);
@@ -241,7 +253,6 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     }
     if (method === 'session/set_mode' && typeof params.modeId === 'string' && !answer?.error) {
       tally.add(SECTIONS.modes, `${params.modeId}: set`, test);
-      if (typeof params.sessionId === 'string') modeOf.set(params.sessionId, params.modeId);
     }
     if (method === 'session/set_config_option' && typeof params.configId === 'string')
       tally.add(
@@ -251,14 +262,89 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
       );
   }
 
+  /**
+   * What a session-surface request exercised: which session it addressed (the newest, an older one, one of
+   * an earlier process, an id no session/new of this test returned), a second directory, a list's filter
+   * and cursor.
+   */
+  /** A session's mode as an answered request set it: set_mode, a mode config option, or a session's setup. */
+  function noteModeChange(request: Json, result: Json): void {
+    const params = isObject(request.params) ? request.params : {};
+    const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    const method = request.method;
+    if (method === 'session/new' || method === 'session/load' || method === 'session/resume')
+      noteSetup({ sessionId, ...result });
+    if (!sessionId) return;
+    if (method === 'session/set_mode' && typeof params.modeId === 'string')
+      modeOf.set(sessionId, params.modeId);
+    if (method === 'session/set_config_option' && Array.isArray(result.configOptions)) {
+      const option = result.configOptions.find((o) => isObject(o) && o.id === params.configId);
+      if (isObject(option) && option.category === 'mode' && typeof option.currentValue === 'string')
+        modeOf.set(sessionId, option.currentValue);
+    }
+  }
+
+  /** A tool call's kind, in its session's mode, counted once per call (an ask and its update are one call). */
+  function noteToolCall(sessionId: string, call: Json): void {
+    const id = `${sessionId}/${String(call.toolCallId)}`;
+    if (call.toolCallId !== undefined && toolCallsSeen.has(id)) return;
+    toolCallsSeen.add(id);
+    const toolKind = typeof call.kind === 'string' ? call.kind : 'other';
+    tally.add(SECTIONS.toolKinds, toolKind, test);
+    const mode = modeOf.get(sessionId);
+    if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
+  }
+
+  function noteSurface(method: string, params: Json, result: Json | undefined, process: number): void {
+    if (method === 'session/new') {
+      const cwd = typeof params.cwd === 'string' ? params.cwd : '';
+      if (created.length && created.every((c) => c.cwd !== cwd))
+        surface('session/new: in a second directory');
+      if (result && typeof result.sessionId === 'string')
+        created.push({ sessionId: result.sessionId, cwd, process });
+      return;
+    }
+    if (method === 'session/list') {
+      if (typeof params.cwd === 'string') {
+        surface('session/list: cwd filter');
+        if (created.some((c) => c.cwd !== params.cwd))
+          surface("session/list: cwd filter, another directory's session left out");
+      } else surface('session/list: no filter');
+      if (typeof params.cursor === 'string') surface('session/list: cursor (a next page)');
+      return;
+    }
+    if (typeof params.sessionId !== 'string') return;
+    const at = created.findIndex((c) => c.sessionId === params.sessionId);
+    const session = created[at];
+    surface(
+      `${method}: ${
+        !session
+          ? 'an id no session/new of the test returned'
+          : session.process !== process
+            ? 'a session of an earlier process'
+            : at === created.length - 1
+              ? 'the newest session'
+              : 'an older session (another one created since)'
+      }`,
+    );
+  }
+
+  // The client's requests by the answer the agent gave them: a mode changes when its change is answered,
+  // in the order of the agent's output, so each tool call is counted in the mode it ran in.
+  const requestOf = new Map<Json, Json>([...agentAnswers].map(([request, answer]) => [answer, request]));
   for (const { message } of received) {
     const method = message.method;
+    const request = requestOf.get(message);
+    if (request && isObject(message.result)) noteModeChange(request, message.result);
     if (typeof method !== 'string') continue;
     const params = isObject(message.params) ? message.params : {};
     if ('id' in message) {
       const answer = clientAnswers.get(message);
       tally.add(SECTIONS.agentRequests, `${method} → ${outcome(answer)}`, test);
       if (method === 'session/request_permission') {
+        // Some agents (gemini-cli) announce a tool call by asking for it, before any tool_call update.
+        if (isObject(params.toolCall) && typeof params.sessionId === 'string')
+          noteToolCall(params.sessionId, params.toolCall);
         const picked =
           isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
         const options = Array.isArray(params.options) ? params.options.filter(isObject) : [];
@@ -280,12 +366,7 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : '';
     if (kind === 'current_mode_update' && typeof u.currentModeId === 'string')
       modeOf.set(sessionId, u.currentModeId);
-    if (kind === 'tool_call') {
-      const toolKind = typeof u.kind === 'string' ? u.kind : 'other';
-      tally.add(SECTIONS.toolKinds, toolKind, test);
-      const mode = modeOf.get(sessionId);
-      if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
-    }
+    if (kind === 'tool_call') noteToolCall(sessionId, u);
     if ((kind === 'tool_call' || kind === 'tool_call_update') && typeof u.status === 'string')
       tally.add(SECTIONS.toolStatuses, u.status, test);
     if (isObject(u.content)) tally.add(SECTIONS.produced, `${kind}: ${String(u.content.type)}`, test);
@@ -316,7 +397,7 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
       if (!tally.has(SECTIONS.promptBlocks, block))
         gaps.push({
           declared: cap,
-          message: `declared \`${cap}\`, never sent a \`${block}\` block in a prompt`,
+          message: `declared \`${cap}\`, never sent ${/^[aeiou]/.test(block) ? 'an' : 'a'} \`${block}\` block in a prompt`,
         });
     } else if (cap.startsWith('sessionCapabilities.')) {
       const method = `session/${cap.slice('sessionCapabilities.'.length)}`;
@@ -324,6 +405,11 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
         gaps.push({
           declared: cap,
           message: `declared \`${cap}\`, never called \`${method}\` (answered ok)`,
+        });
+      else if (method === 'session/list' && !tally.has(SECTIONS.sessionSurface, 'session/list: cwd filter'))
+        gaps.push({
+          declared: `${cap}.cwd`,
+          message: `declared \`${cap}\`, never filtered by cwd (every \`session/list\` listed all directories)`,
         });
     } else if (cap.startsWith('mcpCapabilities.')) {
       const type = cap.slice('mcpCapabilities.'.length);
@@ -354,6 +440,13 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
         declared: `mode:${mode}`,
         message: `mode \`${mode}\`: set, but no tool call was attempted in it`,
       });
+    else
+      for (const kind of GOVERNED_KINDS)
+        if (tally.has(SECTIONS.toolKinds, kind) && !toolKinds.includes(`${mode}: ${kind}`))
+          gaps.push({
+            declared: `mode:${mode}:${kind}`,
+            message: `mode \`${mode}\`: never an \`${kind}\` tool call attempted in it (its effect on ${kind} calls is untested)`,
+          });
   }
   const setOptions = tally.keys(SECTIONS.configOptions);
   for (const id of [...declared.configOptions].sort())

@@ -102,7 +102,7 @@ function describeStep(step: Step, index: number): string {
     case 'initialize':
       return 'initialize';
     case 'new_session':
-      return 'session/new';
+      return `session/new${step.cwd ? ` (cwd ${step.cwd})` : ''}`;
     case 'load_session':
       return `session/load${sessionSuffix(step.session)}`;
     case 'resume_session':
@@ -181,6 +181,8 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
   const problems: string[] = [];
   /** The ids session/new returned, in order: session N of the scenario is `sessionIds[N - 1]`. */
   const sessionIds: string[] = [];
+  /** The cwd each session was created in, by the same index. */
+  const sessionCwds: string[] = [];
   /** Scenario session numbers deleted with delete_session. */
   const deleted = new Set<number>();
   const ours = (id: string) => sessionIds.includes(id);
@@ -416,15 +418,17 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
         return;
       }
       case 'new_session': {
-        const r = await guard(agent.request('session/new', { cwd: opts.sessionCwd, mcpServers: [] }));
+        const cwd = s.cwd ?? opts.sessionCwd;
+        const r = await guard(agent.request('session/new', { cwd, mcpServers: [] }));
         sessionIds.push(r.sessionId);
+        sessionCwds.push(cwd);
         return;
       }
       case 'load_session':
         await guard(
           agent.request('session/load', {
             sessionId: idOf(s.session),
-            cwd: opts.sessionCwd,
+            cwd: cwdOf(s.session),
             mcpServers: [],
           }),
         );
@@ -442,7 +446,7 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
           note: (line) => exchange.note(line),
           title: stepTitle,
           sessionId: idOf,
-          sessionCwd: opts.sessionCwd,
+          sessionCwd: cwdOf,
         });
         if (s.op === 'delete_session') deleted.add(s.session ?? 1);
         return;
@@ -469,6 +473,12 @@ export async function driveScenario(opts: DriverOptions): Promise<DriverResult> 
         `${opts.name}: ${stepTitle}: session ${n} was never created (no new_session answered for it)`,
       );
     return id;
+  }
+
+  /** The cwd scenario session `n` (default 1) was created in. */
+  function cwdOf(n = 1): string {
+    idOf(n);
+    return sessionCwds[n - 1]!;
   }
 
   /** The DriverError a failed run ends in: the crash, the violation or the error, with everything observed. */

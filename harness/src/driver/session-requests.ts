@@ -33,8 +33,8 @@ export interface SessionRequestContext {
   title: string;
   /** The id of scenario session `n` (default 1). */
   sessionId: (n?: number) => string;
-  /** The cwd sent with session/resume. */
-  sessionCwd: string;
+  /** The cwd scenario session `n` (default 1) was created in: sent with its session/resume. */
+  sessionCwd: (n?: number) => string;
 }
 
 /** How many `session/list` pages one step follows before it gives up on an agent whose cursor never ends. */
@@ -48,7 +48,10 @@ export function runSessionRequest(s: SessionRequestStep, ctx: SessionRequestCont
       return expect(
         s,
         ctx,
-        agent.request('session/resume', { sessionId: ctx.sessionId(s.session), cwd: ctx.sessionCwd }),
+        agent.request('session/resume', {
+          sessionId: ctx.sessionId(s.session),
+          cwd: ctx.sessionCwd(s.session),
+        }),
       );
     case 'list_sessions':
       return expect(s, ctx, listAllPages(s.cwd, ctx));

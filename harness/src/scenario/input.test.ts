@@ -302,6 +302,12 @@ test('session steps: they address the Nth new_session, a list cwd is absolute, o
   expect(() =>
     parseScenario(steps({ op: 'new_session' }, { op: 'list_sessions', cwd: 'work' }), 'f'),
   ).toThrow('steps[2].cwd: must be an absolute path or start with a root placeholder such as "{{cwd}}"');
+  expect(() => parseScenario(steps({ op: 'new_session', cwd: 'lib' }), 'f')).toThrow(
+    'steps[1].cwd: must be an absolute path or start with a root placeholder such as "{{cwd}}"',
+  );
+  expect(() => parseScenario(steps({ op: 'new_session', cwd: '{{workspaceParent}}' }), 'f')).toThrow(
+    'steps[1].cwd: unknown root placeholder {{workspaceParent}} ({{workspaceParent}} needs flags.workspaceParent)',
+  );
   expect(() =>
     parseScenario(steps({ op: 'new_session' }, { op: 'list_sessions', cwd: '{{nope}}/x' }), 'f'),
   ).toThrow(/steps\[2\]\.cwd: unknown root placeholder \{\{nope\}\}/);

@@ -47,8 +47,12 @@ const ExpectError = z.string().min(1).optional();
 /** One step of a scenario's script, run in order against the agent. */
 export const Step = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('initialize'), protocolVersion: z.number().int().positive().default(1) }),
-  /** Creates the scenario's next session (the first is session 1). */
-  z.strictObject({ op: z.literal('new_session') }),
+  /**
+   * Creates the scenario's next session (the first is session 1), in the scenario's cwd or in `cwd`: a root
+   * placeholder path such as "{{workspaceParent}}", or an absolute path (a directory that exists). Later
+   * load and resume steps of that session send its cwd.
+   */
+  z.strictObject({ op: z.literal('new_session'), cwd: z.string().min(1).optional() }),
   /** Loads a session created earlier by new_session (in a previous process): history replayed first. */
   z.strictObject({ op: z.literal('load_session'), session: SessionRef }),
   /** Continues a session created earlier (`session/resume`): no history is replayed. */
@@ -158,8 +162,8 @@ export const Scenario = z
     s.steps.forEach((st, i) => {
       if (st.op === 'prompt')
         for (const issue of promptIssues(s, i)) ctx.addIssue({ code: 'custom', ...issue });
-      if (st.op === 'list_sessions' && st.cwd !== undefined)
-        for (const issue of listCwdIssues(st.cwd, ['steps', i, 'cwd'], workspaceParent))
+      if ((st.op === 'list_sessions' || st.op === 'new_session') && st.cwd !== undefined)
+        for (const issue of cwdIssues(st.cwd, ['steps', i, 'cwd'], workspaceParent))
           ctx.addIssue({ code: 'custom', ...issue });
     });
     if (s.agentConfig) {
@@ -223,8 +227,8 @@ function sessionIssues(steps: readonly Step[]): Issue[] {
 /** A root placeholder at the start of a path. */
 const ROOT_PREFIX = new RegExp(`^${placeholderPattern().source}`);
 
-/** A `list_sessions` cwd is a root placeholder path or an absolute path (ACP requires an absolute cwd). */
-function listCwdIssues(cwd: string, path: (string | number)[], workspaceParent: boolean): Issue[] {
+/** A `list_sessions` or `new_session` cwd is a root placeholder path or an absolute path (ACP requires an absolute cwd). */
+function cwdIssues(cwd: string, path: (string | number)[], workspaceParent: boolean): Issue[] {
   const issues: Issue[] = placeholderIssues(cwd, path, { workspaceParent });
   if (!cwd.startsWith('/') && !ROOT_PREFIX.test(cwd)) {
     issues.push({
@@ -368,13 +372,13 @@ export function namedAgentCommand(
   return command;
 }
 
-/** The scenario with its prompts' text and content, list cwd and agentConfig expanded for this run's roots. */
+/** The scenario with its prompts' text and content, list and new-session cwds and agentConfig expanded for this run's roots. */
 export function expandScenarioRoots(
   scenario: Scenario,
   map: Readonly<Record<string, string | undefined>>,
 ): Scenario {
   const steps = scenario.steps.map((s) => {
-    if (s.op === 'list_sessions' && s.cwd !== undefined)
+    if ((s.op === 'list_sessions' || s.op === 'new_session') && s.cwd !== undefined)
       return { ...s, cwd: expandRootPlaceholders(s.cwd, map) };
     if (s.op !== 'prompt') return s;
     return {

@@ -32,7 +32,7 @@ test('expansion replaces root placeholders in every string, keeps other braces a
   });
 });
 
-test('a scenario is expanded in its prompts (text and content) and agentConfig only', () => {
+test('a scenario is expanded in its prompts (text and content), its cwds and agentConfig only', () => {
   const s = parseScenario(
     {
       description: 'd {{cwd}}',
@@ -41,14 +41,20 @@ test('a scenario is expanded in its prompts (text and content) and agentConfig o
         { op: 'new_session' },
         { op: 'prompt', text: 'read {{cwd}}/a' },
         { op: 'prompt', content: [{ type: 'resource_link', uri: 'file://{{cwd}}/b', name: 'b' }] },
+        { op: 'new_session', cwd: '{{workspaceParent}}/lib' },
+        { op: 'list_sessions', cwd: '{{workspaceParent}}/lib' },
+        { op: 'delete_session', session: 2 },
       ],
       agentConfig: { tools: { env: { DATA: '{{spill}}' } } },
+      flags: { workspaceParent: 'app' },
     },
     'f',
   );
-  const e = expandScenarioRoots(s, { cwd: '/w', spill: '/s' });
+  const e = expandScenarioRoots(s, { cwd: '/w/app', workspaceParent: '/w', spill: '/s' });
+  expect(e.steps[4]).toEqual({ op: 'new_session', cwd: '/w/lib' });
+  expect(e.steps[5]).toEqual({ op: 'list_sessions', cwd: '/w/lib' });
   expect(e.description).toBe('d {{cwd}}');
-  expect(e.steps[2]).toMatchObject({ text: 'read /w/a' });
-  expect(e.steps[3]).toMatchObject({ content: [{ uri: 'file:///w/b' }] });
+  expect(e.steps[2]).toMatchObject({ text: 'read /w/app/a' });
+  expect(e.steps[3]).toMatchObject({ content: [{ uri: 'file:///w/app/b' }] });
   expect(e.agentConfig).toEqual({ tools: { env: { DATA: '/s' } } });
 });

@@ -1,6 +1,6 @@
 /**
  * Root placeholders a scenario author writes (`{{cwd}}`, `{{spill}}`, ...: the names of `rootMap`) in
- * prompt text, prompt content blocks, a `list_sessions` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
+ * prompt text, prompt content blocks, a `list_sessions` or `new_session` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
 import { hydrateRoots, MAX_JSON_DEPTH, placeholderPattern, ROOT_NAMES } from '@acp-snapshot/session-log';

@@ -34,7 +34,20 @@ import {
   scenarioPaths,
 } from '../scenario/corpus.js';
 import { scenarioStepLocations } from './step-location.js';
-import { GUARDS_TAG, type SuiteMode, suiteTest as test } from './suite-test.js';
+import {
+  GUARDS_TAG,
+  type SuiteFixtures,
+  type SuiteMode,
+  type SuiteOptions,
+  suiteTest as test,
+} from './suite-test.js';
+import { declareAt } from './test-location.js';
+
+/** The body of a scenario test: the suite's fixtures it uses. */
+type ScenarioBody = (
+  fixtures: SuiteOptions & SuiteFixtures & { agentProfile: AgentProfile },
+  testInfo: TestInfo,
+) => Promise<void>;
 
 export interface ScenarioSuiteOptions {
   /** The fixtures directory (default: `ACP_SNAPSHOT_FIXTURES`, else `fixtures/` of the project root). */
@@ -46,30 +59,35 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
   const fixtures = opts.fixtures ?? fixturesDir();
   const names = discoverScenarios(fixtures);
   for (const name of names) {
-    test(name, async ({ acpMode, agentProfile, agents, runDirs }, testInfo) => {
-      const paths = scenarioPaths(fixtures, name);
-      const locate = scenarioStepLocations(paths.input);
-      const run = {
-        paths,
-        fixtures,
-        agentCommand: agentProfile.command,
-        agents: profileCommands(agents),
-        dirs: runDirs,
-        testInfo,
-        step: <T>(title: string, body: () => Promise<T>, at?: { step: number }) =>
-          test.step(title, body, { location: locate(at) }),
-      };
-      if (acpMode === 'record') return recordOne(name, run, testInfo);
-      if (acpMode === 'refresh') {
-        const { changed } = await refreshScenario(run);
-        testInfo.annotations.push({
-          type: 'refreshed',
-          description: `${name}: session.jsonl ${changed ? 'rewritten' : 'unchanged'}`,
-        });
-        return;
-      }
-      await replayOne(name, run, testInfo);
-    });
+    declareAt<ScenarioBody>(
+      scenarioPaths(fixtures, name).input,
+      test,
+      name,
+      async ({ acpMode, agentProfile, agents, runDirs }, testInfo) => {
+        const paths = scenarioPaths(fixtures, name);
+        const locate = scenarioStepLocations(paths.input);
+        const run = {
+          paths,
+          fixtures,
+          agentCommand: agentProfile.command,
+          agents: profileCommands(agents),
+          dirs: runDirs,
+          testInfo,
+          step: <T>(title: string, body: () => Promise<T>, at?: { step: number }) =>
+            test.step(title, body, { location: locate(at) }),
+        };
+        if (acpMode === 'record') return recordOne(name, run, testInfo);
+        if (acpMode === 'refresh') {
+          const { changed } = await refreshScenario(run);
+          testInfo.annotations.push({
+            type: 'refreshed',
+            description: `${name}: session.jsonl ${changed ? 'rewritten' : 'unchanged'}`,
+          });
+          return;
+        }
+        await replayOne(name, run, testInfo);
+      },
+    );
   }
   guardTests(fixtures, names);
 }
