@@ -54,7 +54,8 @@ export const claudeAgentAcp = builtinAgent({
       // it counts the title call, and a cut stream's first event, only when they were handled by then.
       patterns: [{ pattern: '"model_usage":\\[[^\\]]*\\]', placeholder: '"model_usage":"{{modelUsage}}"' }],
       // The session title comes from a model call beside the first turn: its update lands anywhere in the turn.
-      anytimeUpdates: ['available_commands_update', 'session_info_update'],
+      // The context's usage is sent as each call ends, title call included: before or after a permission request.
+      anytimeUpdates: ['available_commands_update', 'session_info_update', 'usage_update'],
     },
     // metadata.user_id holds the ACP session id.
     requestIds: [{ path: '/metadata/user_id', placeholder: '{{userId}}' }],
