@@ -133,7 +133,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       name: 'examples',
       default: false,
       testDir: './e2e',
-      testMatch: ['examples.spec.ts', 'init.spec.ts'],
+      testMatch: ['examples.spec.ts', 'init.spec.ts', 'examples-report.spec.ts'],
       timeout: 600_000,
     },
     // Runs after record or refresh: sidecars no fixture references any more are deleted.

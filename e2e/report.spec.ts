@@ -16,23 +16,10 @@ import {
   test,
 } from '@acp-snapshot/playwright/testing';
 import { chromium } from '@playwright/test';
+import { attachmentOf, CHROMIUM, CHROMIUM_ARGS, VIEWPORT } from './report-view.js';
 import { scratchProject } from './scratch-project.js';
 
 const NAME = 'hello';
-const CHROMIUM = '/usr/bin/chromium';
-/** A laptop screen: what a reviewer has. */
-const VIEWPORT = { width: 1280, height: 800 };
-/** As root on a closed network, Chromium needs these to start at once and quietly. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 interface WordBox {
   found: boolean;
   left: number;
@@ -105,30 +92,6 @@ test('a reviewer sees the changed words of a failing stdout diff on the first sc
   }
 });
 
-/** A test's attachment body from the run's JSON report (where the HTML report takes it from). */
-async function attachmentOf(results: string, title: string, name: string): Promise<string> {
-  const report = JSON.parse(await readFile(join(results, 'test-results', 'report.json'), 'utf8'));
-  const found: string[] = [];
-  const walk = (suite: {
-    suites?: unknown[];
-    specs?: {
-      title: string;
-      tests: { results: { attachments: { name: string; body?: string; path?: string }[] }[] }[];
-    }[];
-  }) => {
-    for (const s of suite.suites ?? []) walk(s as never);
-    for (const spec of suite.specs ?? [])
-      if (spec.title === title)
-        for (const t of spec.tests)
-          for (const r of t.results)
-            for (const a of r.attachments)
-              if (a.name === name && a.body) found.push(Buffer.from(a.body, 'base64').toString('utf8'));
-  };
-  for (const s of report.suites) walk(s);
-  if (!found[0]) throw new Error(`no ${name} attached to ${title} in ${results}/test-results/report.json`);
-  return found[0];
-}
-
 // biome-ignore lint/correctness/noEmptyPattern: Playwright needs the fixtures argument destructured; this test uses none.
 test('the conversation view of a passing and a failing scenario, in Chromium: the prompt, the answer, the changed word marked on screen', async ({}, testInfo) => {
   test.skip(
@@ -150,7 +113,9 @@ test('the conversation view of a passing and a failing scenario, in Chromium: th
   try {
     const page = await browser.newPage({ viewport: VIEWPORT });
     // The failing one: expected and actual side by side, the word marked on each side, on the first screen.
-    await page.setContent(await attachmentOf(sh.results, NAME, 'conversation.html'));
+    await page.setContent(
+      await attachmentOf(join(sh.results, 'test-results', 'report.json'), NAME, 'conversation.html'),
+    );
     await testInfo.attach('failing conversation', {
       body: await page.screenshot(),
       contentType: 'image/png',
@@ -164,7 +129,13 @@ test('the conversation view of a passing and a failing scenario, in Chromium: th
       await expect(marked).toBeInViewport({ ratio: 1 });
     }
     // The passing one: the prompt, the edit behind its permission and its diff, the stop reason.
-    await page.setContent(await attachmentOf(sh.results, 'edit-allowed', 'conversation.html'));
+    await page.setContent(
+      await attachmentOf(
+        join(sh.results, 'test-results', 'report.json'),
+        'edit-allowed',
+        'conversation.html',
+      ),
+    );
     await testInfo.attach('passing conversation', {
       body: await page.screenshot({ fullPage: true }),
       contentType: 'image/png',

@@ -121,3 +121,14 @@ test('what the agent wrote is escaped', () => {
   expect(html).not.toContain('<img src=x');
   expect(html).toContain('&lt;img src=x');
 });
+
+test('a root streamed in pieces and normalized piece by piece reads as the whole root; a partial run stays', () => {
+  const blocks = conversation([
+    chunk("I'm answering from {{cwd[0:4]}}"),
+    chunk('{{cwd[4:9]}}{{cwd[9:]}}/notes.txt and {{home[0:2]}}'),
+    chunk('{{home[2:]}}; a gap: {{spill[0:3]}}{{spill[5:]}}, a tail: {{cwd[9:]}}.'),
+  ]);
+  expect(blocks.map((b) => b.body)).toEqual([
+    "I'm answering from {{cwd}}/notes.txt and {{home}}; a gap: {{spill[0:3]}}{{spill[5:]}}, a tail: {{cwd[9:]}}.",
+  ]);
+});
