@@ -64,6 +64,11 @@ export interface BuiltinAgent {
   safety: { env: string[]; home: string[] };
   /** What `initialize` answered on the proven versions. */
   initialize: { agentName: string; protocolVersion: number };
+  /**
+   * The oldest Node major the agent was proven on, when its package's `engines` do not say (or say less):
+   * `init` warns on an older Node, with the way to run the agent on this one.
+   */
+  minNode?: number;
 }
 
 /** A built-in profile function, with the definition it was built from (its package, bin and proven versions). */

