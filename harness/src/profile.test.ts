@@ -119,3 +119,54 @@ test('the other spelling is refused, naming the field and the rule to write', ()
     'agent profile normalize.paths[0]: the dotted path "result.agentInfo.version" is not the rule spelling; write { path: "/result/agentInfo/version", placeholder: "{{volatile}}" }',
   );
 });
+
+test('a permission request racing its tool call updates compares equal either side of them, and only then', () => {
+  const call = (status?: string, extra: object = {}) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: 's',
+        update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', ...(status && { status }), ...extra },
+      },
+    });
+  const ask = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'session/request_permission',
+    params: { sessionId: 's', toolCall: { toolCallId: 't1' }, options: [] },
+  });
+  const started = JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'tool_call', toolCallId: 't1', status: 'pending' } },
+  });
+  // As claude-agent-acp wrote them in two recordings: the input's update before the request, or after it.
+  const inputFirst = [
+    started,
+    call(undefined, { title: 'Write' }),
+    call(undefined, { rawInput: { a: 1 } }),
+    ask,
+    call('completed'),
+  ];
+  const askFirst = [
+    started,
+    call(undefined, { title: 'Write' }),
+    ask,
+    call(undefined, { rawInput: { a: 1 } }),
+    call('completed'),
+  ];
+  const rules = { racingPermissionRequests: true };
+  expect(applyRules(inputFirst, rules)).toEqual(applyRules(askFirst, rules));
+  expect(applyRules(askFirst, rules)[1]).toBe(ask);
+  // A request after the call's completion, or another call's update, keeps its place.
+  const afterDone = [started, call('completed'), ask];
+  expect(applyRules(afterDone, rules)).toEqual(afterDone);
+  const other = call(undefined, { toolCallId: 't2' }).replace(
+    '"toolCallId":"t1","toolCallId":"t2"',
+    '"toolCallId":"t2"',
+  );
+  expect(applyRules([started, other, ask], rules)).toEqual([started, other, ask]);
+  // Without the rule the order is compared as written.
+  expect(applyRules(inputFirst, {})).not.toEqual(applyRules(askFirst, {}));
+});

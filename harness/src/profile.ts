@@ -69,6 +69,14 @@ export interface NormalizeRules {
    * snapshot holds.
    */
   anytimeUpdates?: string[];
+  /**
+   * The agent sends a tool call's permission request from another task than the call's updates (claude-agent-acp:
+   * the SDK's permission callback beside the stream's reader), so the request lands before or after the updates
+   * that fill in the call's input. When true, each `session/request_permission` is compared as if sent right
+   * after the last line before it that is not a status-less `tool_call_update` of the same call: where it came
+   * among those updates is not compared; everything else keeps its order.
+   */
+  racingPermissionRequests?: boolean;
 }
 
 /** A JSON Pointer for a dotted path: `metadata.user_id` -> `/metadata/user_id` (`[*]` and `[0]` become segments). */
@@ -144,7 +152,52 @@ export function applyRules(lines: readonly string[], rules: NormalizeRules | und
   const rest: string[] = [];
   const late: string[] = [];
   for (const line of lines) (anytime.size > 0 && updateKind(line, anytime) ? late : rest).push(line);
-  return [...rest.map(normalized), ...late.map(normalized).sort()];
+  const ordered = rules.racingPermissionRequests ? hoistPermissionRequests(rest) : rest;
+  return [...ordered.map(normalized), ...late.map(normalized).sort()];
+}
+
+/**
+ * Moves each permission request back past the status-less `tool_call_update`s of its own tool call that directly
+ * precede it, so the two orders a racing agent produces read the same.
+ */
+function hoistPermissionRequests(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  const parsed: unknown[] = [];
+  for (const line of lines) {
+    const message = parseLine(line) as {
+      method?: string;
+      params?: { toolCall?: { toolCallId?: string } };
+    };
+    const callId =
+      message?.method === 'session/request_permission' ? message.params?.toolCall?.toolCallId : undefined;
+    let at = out.length;
+    if (callId !== undefined) while (at > 0 && isStatuslessUpdateOf(parsed[at - 1], callId)) at--;
+    out.splice(at, 0, line);
+    parsed.splice(at, 0, message);
+  }
+  return out;
+}
+
+function isStatuslessUpdateOf(message: unknown, callId: string): boolean {
+  const m = message as {
+    method?: string;
+    params?: { update?: { sessionUpdate?: string; toolCallId?: string; status?: string } };
+  };
+  const u = m?.params?.update;
+  return (
+    m?.method === 'session/update' &&
+    u?.sessionUpdate === 'tool_call_update' &&
+    u.toolCallId === callId &&
+    u.status === undefined
+  );
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kind of a stdout line that is a `session/update` of one of the kinds, else undefined. */

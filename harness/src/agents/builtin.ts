@@ -219,6 +219,9 @@ export function mergeNormalize(
     paths: union(base.paths, extra.paths),
     patterns: [...(base.patterns ?? []), ...(extra.patterns ?? [])],
     anytimeUpdates: union(base.anytimeUpdates, extra.anytimeUpdates),
+    ...((extra.racingPermissionRequests ?? base.racingPermissionRequests) !== undefined && {
+      racingPermissionRequests: extra.racingPermissionRequests ?? base.racingPermissionRequests,
+    }),
   };
 }
 

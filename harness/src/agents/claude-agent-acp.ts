@@ -56,6 +56,9 @@ export const claudeAgentAcp = builtinAgent({
       // The session title comes from a model call beside the first turn: its update lands anywhere in the turn.
       // The context's usage is sent as each call ends, title call included: before or after a permission request.
       anytimeUpdates: ['available_commands_update', 'session_info_update', 'usage_update'],
+      // The permission request comes from the SDK's callback, the input's update from the stream's reader: either
+      // is written first (seen once in a re-recording).
+      racingPermissionRequests: true,
     },
     // metadata.user_id holds the ACP session id.
     requestIds: [{ path: '/metadata/user_id', placeholder: '{{userId}}' }],
