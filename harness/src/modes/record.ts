@@ -14,17 +14,11 @@ import { rootMap } from '../roots/roots.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from '../rules/guards.js';
 import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
-import {
-  LOCAL_PLACEHOLDER_KEY,
-  machineSecrets,
-  type RecordTarget,
-  recordTarget,
-  type ScrubSecrets,
-  scrubSecrets,
-  writeScenarioFixtures,
-} from './record-gate.js';
+import { writeScenarioFixtures } from './fixture-write.js';
+import { LOCAL_PLACEHOLDER_KEY, type RecordTarget, recordTarget } from './record-gate.js';
 import { ReviewError, reviewScenario, type ScenarioReview } from './review.js';
 import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
+import { machineSecrets, type ScrubSecrets, scrubSecrets } from './scrub.js';
 
 /** The emulator's model script for scenario `name`. */
 export const emulatorScript = (name: string) => join(REPO_ROOT, 'scripts/emulator-scripts', `${name}.json`);

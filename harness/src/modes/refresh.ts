@@ -16,10 +16,11 @@ import type { StepRunner } from '../driver/driver.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS } from '../rules/guards.js';
 import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
+import { writeScenarioFixtures } from './fixture-write.js';
 import { writeAllRowKindsSource } from './record.js';
-import { machineSecrets, writeScenarioFixtures } from './record-gate.js';
 import { refreshOverride } from './refresh-override.js';
 import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
+import { machineSecrets } from './scrub.js';
 
 /** Options of {@link refreshScenario}. */
 export interface RefreshOptions {

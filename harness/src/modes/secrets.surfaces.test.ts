@@ -10,7 +10,7 @@ import { startFakeUpstream } from '@acp-snapshot/model-http/testing';
 import { expect, test } from '@playwright/test';
 import { checkFixtures } from '../rules/guards.js';
 import { checkSnapshotTrees } from '../rules/snapshot-tree.js';
-import { writeScenarioFixtures } from './record-gate.js';
+import { writeScenarioFixtures } from './fixture-write.js';
 
 // Each made of parts, so no scanner mistakes this file for a leak. Shapes as the providers issue them.
 const KEY_VALUE = ['profile', 'key', 'value', '7f3a9c'].join('-');

@@ -16,7 +16,7 @@ import {
 } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { scrubSecrets } from '../modes/record-gate.js';
+import { scrubSecrets } from '../modes/scrub.js';
 import { normalizeStdout } from '../normalize/normalize.js';
 
 /** One scenario's roots in one run (a generated test root; the machine's home and user). */
