@@ -1,19 +1,31 @@
 /**
  * The import rules of the repository, checked over every tracked source file (docs/architecture.md,
  * "Layering"). Like Playwright's DEPS.list: each package names the workspace packages it may import, no
- * relative import leaves its package, runtime code imports no test tooling, inside the harness each folder
- * imports only folders below it, no module imports itself through a cycle (type-only imports count: a type
- * cycle is a knot all the same), and each package.json lists what its code imports. A failure names the file,
- * the import and the rule.
+ * relative import leaves its package, runtime code imports no test tooling, inside a package each folder
+ * imports only what its DEPS.list names (scripts/folder-rules.ts), no module imports itself through a cycle
+ * (type-only imports count: a type cycle is a knot all the same), and each package.json lists what its code
+ * imports. A failure names the file, the import and the rule.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
+import {
+  declaredGraph,
+  entryFor,
+  type FolderRules,
+  folderRuleViolation,
+  parseFolderRules,
+  RULES_FILE,
+} from './folder-rules.js';
+import { importCycles } from './import-cycles.js';
+import { isTest, trackedFiles, trackedSources } from './source-files.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** The workspace packages each top folder may import by name (its own name is always allowed). */
+/**
+ * The workspace packages each top folder may import by name (its own name is always allowed). A new package is
+ * one line here (and its name in the lines of the folders that import it); its package.json must agree.
+ */
 const PACKAGES: Record<string, readonly string[]> = {
   'session-log': [],
   'replay-plugin': ['@acp-snapshot/session-log'],
@@ -41,35 +53,8 @@ const BUNDLED = ['harness'];
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
 /** Packages any test may use besides its own package's allow-list: the model emulator is a test stand-in. */
 const TEST_PACKAGES = ['@acp-snapshot/emulator', '@acp-snapshot/session-log'];
-const RUNTIME_WITHOUT_TEST_TOOLING = ['session-log', 'replay-plugin', 'agent', 'emulator', 'model-http'];
-
-/**
- * The harness's folders, lowest first: a folder imports only folders before it. Top-level files count as
- * the layer named here by file name.
- */
-const HARNESS_LAYERS = [
-  'profile.ts',
-  'agents',
-  'roots',
-  'normalize',
-  'scenario',
-  'process',
-  'driver',
-  'compare',
-  'coverage',
-  'rules',
-  'modes',
-  'model',
-  'conformance',
-  'fixtures.ts',
-  'matchers.ts',
-  'suite',
-  'config.ts',
-  'cli',
-  'reporter',
-  'testing',
-  'index.ts',
-];
+/** Packages whose runtime code may import test tooling (the harness is a Playwright package); no other may. */
+const RUNTIME_WITH_TEST_TOOLING = ['harness'];
 
 interface Import {
   file: string;
@@ -77,15 +62,8 @@ interface Import {
   line: number;
 }
 
-/** Tests and test helpers: `*.test.ts`, `*.spec.ts`, files under test/ or testing/, and `*testing.ts` helpers. */
-const isTest = (f: string) =>
-  /\.(test|spec)\.[mc]?[jt]s$/.test(f) || /\/(test|testing)\//.test(f) || /(^|[/-])testing\.ts$/.test(f);
-
 function sourceFiles(): string[] {
-  return execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\n')
-    .filter((f) => /\.(ts|mts|mjs)$/.test(f) && !f.startsWith('fixtures/') && !f.includes('node_modules/'))
-    .filter((f) => f.split('/')[0]! in PACKAGES);
+  return trackedSources(ROOT).filter((f) => f.split('/')[0]! in PACKAGES);
 }
 
 interface Manifest {
@@ -114,14 +92,6 @@ function importsOf(file: string): Import[] {
 const packageOf = (spec: string) =>
   spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 
-/** The harness layer of a path under harness/src, or undefined outside it. */
-function harnessLayer(path: string): string | undefined {
-  const rel = relative('harness/src', path);
-  if (rel.startsWith('..')) return undefined;
-  const [first, ...rest] = rel.split('/');
-  return rest.length > 0 ? first : first!.replace(/\.js$/, '.ts');
-}
-
 /** The name in a top folder's package.json ('' for a folder that is no package: e2e/, scripts/). */
 const packageName = (top: string): string => manifestOf(top)?.name ?? '';
 
@@ -136,55 +106,6 @@ function resolveRelative(from: string, spec: string, files: ReadonlySet<string>)
   ])
     if (files.has(candidate)) return candidate;
   return undefined;
-}
-
-/** Every import cycle among the given files (strongly connected components of more than one module, or a self-import). */
-export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  // Tarjan's algorithm, iterative over an explicit stack so a deep chain cannot overflow.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const cycles: string[][] = [];
-  let next = 0;
-  for (const root of graph.keys()) {
-    if (index.has(root)) continue;
-    const work: Array<{ node: string; edge: number }> = [{ node: root, edge: 0 }];
-    index.set(root, next);
-    low.set(root, next++);
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const edges = graph.get(frame.node) ?? [];
-      if (frame.edge < edges.length) {
-        const to = edges[frame.edge++]!;
-        if (!index.has(to)) {
-          index.set(to, next);
-          low.set(to, next++);
-          stack.push(to);
-          onStack.add(to);
-          work.push({ node: to, edge: 0 });
-        } else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
-      if (low.get(frame.node) === index.get(frame.node)) {
-        const component: string[] = [];
-        let member: string;
-        do {
-          member = stack.pop()!;
-          onStack.delete(member);
-          component.push(member);
-        } while (member !== frame.node);
-        const selfImport = (graph.get(frame.node) ?? []).includes(frame.node);
-        if (component.length > 1 || selfImport) cycles.push(component.sort());
-      }
-    }
-  }
-  return cycles;
 }
 
 /** The relative-import graph of the tracked source files (tests included: a test in a cycle is a knot too). */
@@ -244,8 +165,67 @@ function manifestViolations(): string[] {
   return out;
 }
 
+/**
+ * The folders that say what they may import: each folder holding runtime code of a package whose runtime code
+ * spans more than one folder (a one-folder package has nothing to order). e2e/ and scripts/ are no packages.
+ */
+function foldersNeedingRules(): Set<string> {
+  const byPackage = new Map<string, Set<string>>();
+  for (const file of sourceFiles()) {
+    const top = file.split('/')[0]!;
+    if (isTest(file) || !manifestOf(top)) continue;
+    byPackage.set(top, (byPackage.get(top) ?? new Set()).add(dirname(file)));
+  }
+  return new Set([...byPackage.values()].filter((folders) => folders.size > 1).flatMap((f) => [...f]));
+}
+
+/** Every DEPS.list of the checked top folders, parsed, by folder. */
+function folderRules(): Map<string, FolderRules> {
+  const out = new Map<string, FolderRules>();
+  for (const file of trackedFiles(ROOT))
+    if (file.endsWith(`/${RULES_FILE}`) && file.split('/')[0]! in PACKAGES)
+      out.set(dirname(file), parseFolderRules(file, readFileSync(resolve(ROOT, file), 'utf8')));
+  return out;
+}
+
+/** Where the DEPS.list files disagree with the tree: a folder without one, one without runtime code, a stale entry. */
+function folderRuleProblems(): string[] {
+  const out: string[] = [];
+  const needing = foldersNeedingRules();
+  const rules = folderRules();
+  const files = new Set(sourceFiles());
+  for (const folder of [...needing].sort()) {
+    if (rules.has(folder)) continue;
+    const entries = new Set<string>();
+    for (const file of files)
+      if (dirname(file) === folder && !isTest(file))
+        for (const imp of importsOf(file).filter((i) => i.spec.startsWith('.'))) {
+          const target =
+            resolveRelative(file, imp.spec, files) ?? relative(ROOT, resolve(ROOT, folder, imp.spec));
+          if (dirname(target) !== folder) entries.add(entryFor(folder, target));
+        }
+    out.push(
+      `${folder}/ holds runtime code of a package with several folders but no ${RULES_FILE}: create ` +
+        `${folder}/${RULES_FILE} naming what it may import (today it imports ${[...entries].sort().join(' ') || 'no other folder'})`,
+    );
+  }
+  for (const [folder, r] of rules) {
+    if (!needing.has(folder))
+      out.push(`${r.file}: ${folder}/ holds no runtime code of a package with several folders; delete it`);
+    for (const e of [...r.all, ...[...r.byFile.values()].flat()])
+      if (!existsSync(resolve(ROOT, e.target)))
+        out.push(`${r.file}:${e.line}: ${e.text} names ${e.target}, which does not exist; drop the line`);
+    for (const [file, line] of r.sections)
+      if (!existsSync(resolve(ROOT, file)))
+        out.push(`${r.file}:${line}: the section of ${file}, which does not exist; drop the section`);
+  }
+  return out;
+}
+
 function violations(): string[] {
   const out: string[] = [];
+  const rules = folderRules();
+  const known = new Set(sourceFiles());
   for (const file of sourceFiles()) {
     const top = file.split('/')[0]!;
     const allowed = PACKAGES[top]!;
@@ -257,14 +237,10 @@ function violations(): string[] {
           out.push(`${where} reaches into ${target.split('/')[0]}/: import it by its package name`);
           continue;
         }
-        const from = harnessLayer(file);
-        const to = harnessLayer(target);
-        if (from && to && from !== to && !isTest(file)) {
-          const a = HARNESS_LAYERS.indexOf(from);
-          const b = HARNESS_LAYERS.indexOf(to);
-          if (a < 0 || b < 0)
-            out.push(`${where}: harness layer ${a < 0 ? from : to} is not in HARNESS_LAYERS`);
-          else if (b > a) out.push(`${where}: harness/src/${from} may not import the higher layer ${to}`);
+        const own = rules.get(dirname(file));
+        if (own && !isTest(file)) {
+          const broken = folderRuleViolation(own, imp, resolveRelative(file, imp.spec, known) ?? target);
+          if (broken) out.push(broken);
         }
         continue;
       }
@@ -275,7 +251,12 @@ function violations(): string[] {
         const testOnly = isTest(file) && TEST_PACKAGES.includes(pkg);
         if (pkg !== own && !testOnly && !allowed.includes('*') && !allowed.includes(pkg))
           out.push(`${where}: ${top}/ may not depend on ${pkg} (allowed: ${allowed.join(', ') || 'none'})`);
-      } else if (TEST_TOOLING.includes(pkg) && RUNTIME_WITHOUT_TEST_TOOLING.includes(top) && !isTest(file)) {
+      } else if (
+        TEST_TOOLING.includes(pkg) &&
+        !RUNTIME_WITH_TEST_TOOLING.includes(top) &&
+        manifestOf(top) &&
+        !isTest(file)
+      ) {
         out.push(
           `${where}: runtime code of ${top}/ imports test tooling; move it under a testing/ folder or a test`,
         );
@@ -298,17 +279,22 @@ test('each package.json lists the workspace packages its folder may import and t
   expect(manifestViolations()).toEqual([]);
 });
 
-test('the cycle check finds a cycle of two, of three, a self-import, and nothing in a chain', () => {
-  const g = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
-  expect(importCycles(g({ a: ['b'], b: ['a'], c: ['a'] }))).toEqual([['a', 'b']]);
-  expect(importCycles(g({ a: ['b'], b: ['c'], c: ['a'] }))).toEqual([['a', 'b', 'c']]);
-  expect(importCycles(g({ a: ['a'] }))).toEqual([['a']]);
-  expect(importCycles(g({ a: ['b'], b: ['c'], c: [] }))).toEqual([]);
+test('each folder of a package with folders has a DEPS.list, and each names what exists', () => {
+  expect(folderRuleProblems()).toEqual([]);
 });
 
-test('the check sees what it checks: the harness is found and its layers are all listed', () => {
+test('the folder rules put no folder below itself', () => {
+  const cycles = importCycles(declaredGraph([...folderRules().values()])).map(
+    (c) => `the ${RULES_FILE} files put each of ${c.join(', ')} below the others; take one entry out`,
+  );
+  expect(cycles).toEqual([]);
+});
+
+test('the check sees what it checks: the harness is found and its folders have rules', () => {
   const files = sourceFiles().filter((f) => f.startsWith('harness/src/') && !isTest(f));
   expect(files.length).toBeGreaterThan(50);
-  const layers = new Set(files.map(harnessLayer));
-  for (const layer of layers) expect(HARNESS_LAYERS, `harness/src/${layer}`).toContain(layer);
+  const needing = foldersNeedingRules();
+  expect(needing).toContain('harness/src/driver');
+  expect(needing).not.toContain('emulator/src');
+  expect(folderRules().get('harness/src/driver')?.all.length).toBeGreaterThan(0);
 });

@@ -8,9 +8,14 @@ import { execFileSync } from 'node:child_process';
 export const isTest = (f: string) =>
   /\.(test|spec)\.[mc]?[jt]s$/.test(f) || /\/(test|testing)\//.test(f) || /(^|[/-])testing\.ts$/.test(f);
 
-/** TypeScript and ES module files git tracks or would track under `root` (ignored files left out), fixtures excluded. */
-export function trackedSources(root: string): string[] {
+/** Every file git tracks or would track under `root` (ignored files left out). */
+export function trackedFiles(root: string): string[] {
   return execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
     .split('\n')
-    .filter((f) => /\.(ts|mts|mjs)$/.test(f) && !f.startsWith('fixtures/') && !f.includes('node_modules/'));
+    .filter((f) => f !== '' && !f.includes('node_modules/'));
+}
+
+/** The TypeScript and ES module files among them, fixtures excluded. */
+export function trackedSources(root: string): string[] {
+  return trackedFiles(root).filter((f) => /\.(ts|mts|mjs)$/.test(f) && !f.startsWith('fixtures/'));
 }
