@@ -23,7 +23,14 @@ export {
   type ScenarioProjectsOptions,
   scenarioProjects,
 } from './config.js';
-export { AcpClient, AcpRequestError, type PermissionAnswer, type PromptResult } from './driver/acp-client.js';
+export {
+  AcpClient,
+  AcpRequestError,
+  type KilledTurn,
+  type PermissionAnswer,
+  type PromptOptions,
+  type PromptResult,
+} from './driver/acp-client.js';
 export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
 export { acpSnapshotTexts } from './matchers.js';
 export {
@@ -36,6 +43,7 @@ export {
 } from './model/http-model.js';
 export type { AgentProfile, NormalizeRules } from './profile.js';
 export type { TestRoots } from './roots/roots.js';
+export type { TurnPoint } from './scenario/input.js';
 export { GUARDS_TAG, type ScenarioSuiteOptions, scenarioSuite } from './suite/scenario-suite.js';
 export type { SuiteMode, SuiteOptions } from './suite/suite-test.js';
 export { expect };

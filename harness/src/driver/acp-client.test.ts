@@ -255,3 +255,85 @@ fixtures.describe("an agent that prints its model server's address and writes it
     expect(`${stdout}${workspace}`).not.toContain(`:${port}`);
   });
 });
+
+fixtures.describe('cancel and kill points of a prompt, as a scenario has them', () => {
+  // Each prompt's text says what the turn does (see the fake agent's "turns" mode).
+  fixtures.use({ agentProfile: { command: [process.execPath, FAKE, 'turns'] } });
+  /** The messages one direction of the wire carried, parsed, with the process that sent or got them. */
+  const wire = (lines: { text: string; process: number }[]) =>
+    lines.map((l) => ({ ...JSON.parse(l.text), process: l.process }));
+
+  fixtures(
+    'a cancel point sends session/cancel after the first message chunk, behind the prompt',
+    async ({ acp }) => {
+      await acp.initialize();
+      await acp.newSession();
+      const r = await acp.prompt('chunks=1 then=wait', { cancel: { after: 'first_message_chunk' } });
+      expect(r.stopReason).toBe('cancelled');
+      expect(r.text).toBe('chunk 1');
+      const sent = wire(acp.sent).map((m) => m.method ?? 'response');
+      expect(sent).toEqual(['initialize', 'session/new', 'session/prompt', 'session/cancel']);
+      expect(wire(acp.sent).at(-1).params).toEqual({ sessionId: 'fake-session' });
+      // The agent had sent one chunk when the cancel came, and answered the prompt with cancelled.
+      expect(wire(acp.stdout).at(-1).result).toMatchObject({ stopReason: 'cancelled', _meta: { sent: 1 } });
+      expect(acp.problems).toEqual([]);
+    },
+  );
+
+  fixtures('a cancel point at a permission request answers it cancelled', async ({ acp }) => {
+    await acp.initialize();
+    await acp.newSession();
+    await acp.prompt('then=ask', { cancel: { after: 'permission_request' } });
+    const asked = wire(acp.stdout).find((m) => m.method === 'session/request_permission');
+    const answer = wire(acp.sent).find((m) => m.id === asked.id && !m.method);
+    expect(answer.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(acp.problems).toEqual([]);
+  });
+
+  fixtures(
+    'a kill point SIGKILLs the agent mid-turn: no response; a restart loads the session and goes on',
+    async ({ acp }) => {
+      await acp.initialize();
+      await acp.newSession();
+      const killed = await acp.prompt('chunks=3 then=hang', { kill: { afterUpdates: 3 } });
+      expect(killed).toEqual({ killed: true, updates: expect.any(Array), text: 'chunk 1chunk 2chunk 3' });
+      expect(acp.processes.map((p) => p.exit)).toEqual(['SIGKILL']);
+      // The prompt (id 2 of process 1) has no response on the wire.
+      expect(
+        wire(acp.stdout)
+          .filter((m) => 'result' in m)
+          .map((m) => m.id),
+      ).toEqual([0, 1]);
+      await acp.restart();
+      await acp.initialize();
+      await acp.loadSession();
+      expect((await acp.prompt('chunks=1 then=end')).stopReason).toBe('end_turn');
+      expect(await acp.close()).toBe(true);
+      expect(acp.processes.map((p) => p.exit)).toEqual(['SIGKILL', 0]);
+      expect(acp.problems).toEqual([]);
+    },
+  );
+
+  fixtures('a kill at a permission request leaves it unanswered', async ({ acp }) => {
+    await acp.initialize();
+    await acp.newSession();
+    expect(await acp.prompt('then=ask', { kill: { after: 'permission_request' } })).toMatchObject({
+      killed: true,
+    });
+    const asked = wire(acp.stdout).find((m) => m.method === 'session/request_permission');
+    expect(asked).toBeDefined();
+    expect(wire(acp.sent).filter((m) => m.id === asked.id && !m.method)).toEqual([]);
+    expect(acp.processes.map((p) => p.exit)).toEqual(['SIGKILL']);
+  });
+
+  fixtures('a kill point the turn never reaches is a problem naming the prompt', async ({ acp }) => {
+    await acp.initialize();
+    await acp.newSession();
+    const r = await acp.prompt('chunks=1 then=end', { kill: { afterUpdates: 5 } });
+    expect(r).toMatchObject({ stopReason: 'end_turn' });
+    expect(acp.problems).toEqual([
+      'session/prompt "chunks=1 then=end": the kill point (after 5 update(s)) was never reached: the prompt ended with stop reason "end_turn" first',
+    ]);
+    expect(await acp.close()).toBe(true);
+  });
+});

@@ -1,19 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
 import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
+import type { TurnPoint } from '../scenario/input.js';
 import { serveClientFs } from './client-fs.js';
-import type { StepRunner } from './driver.js';
-import { chooseOption } from './driver.js';
+import type { Deadline } from './deadline.js';
 import { Exchange } from './exchange.js';
+import {
+  answerPermission,
+  askedLine,
+  type PermissionAnswer,
+  type PermissionSource,
+  queuedAnswers,
+} from './permissions.js';
+import { describePoint, PointWatcher } from './points.js';
 
-/** How a test answers a permission request: by option kind, or by a function of the request. */
-export type PermissionAnswer =
-  | 'allow'
-  | 'reject'
-  | 'cancel'
-  | ((request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse['outcome']);
+export type { PermissionAnswer, PermissionSource } from './permissions.js';
+
+/**
+ * Wraps one exchange for reporting (Playwright's `test.step` in specs). `at.step` is the 0-based index of the
+ * scenario step it runs, for a step of the scenario itself (not for the spawn, the close or nested lines).
+ */
+export type StepRunner = <T>(title: string, body: () => Promise<T>, at?: { step: number }) => Promise<T>;
 
 /** What the client needs to start and talk to the agent. */
 export interface AcpClientOptions {
@@ -21,23 +31,35 @@ export interface AcpClientOptions {
   command: readonly string[];
   /** The agent's complete environment (nothing else is inherited). */
   env: Record<string, string>;
-  /** Where the agent process starts, and the cwd sent in session/new and session/load. */
+  /** Where the agent process starts, and (unless `sessionCwd` says otherwise) the cwd of a new session. */
   cwd: string;
+  /** The cwd sent in session/new when the call gives none (default `cwd`). */
+  sessionCwd?: string;
+  /** fs/* requests are served for paths inside this directory only (default `cwd`). */
+  fsRoot?: string;
+  /** Names the run in the problems the client records (a scenario's name). */
+  name?: string;
   /** The client capabilities sent in initialize (default: fs read and write, no terminal). */
   clientCapabilities?: acp.ClientCapabilities;
+  /** Where permission answers come from (default: the answers queued with answerPermissions). */
+  permissions?: PermissionSource;
   /** How long a process may take to exit after stdin closes before its group is killed. */
   exitGraceMs?: number;
   /** How the agent is asked to exit (default `stdin`; see AgentProfile.exit). */
   exit?: ExitPolicy;
-  /** How long one request may take before the test fails naming it (default 60 s). */
+  /**
+   * How long one request may take before the test fails naming it (default 60 s; with a `deadline`, no
+   * limit of its own).
+   */
   requestTimeoutMs?: number;
+  /** The time the whole run must end by: every wait races it, and the exit grace period is cut to it. */
+  deadline?: Deadline;
   /** How long close() waits for the anytime updates the stdout snapshot holds (default ANYTIME_DEADLINE_MS). */
   anytimeDeadlineMs?: number;
   step?: StepRunner;
   /** What `expect(acp).toMatchAcpSnapshot()` needs besides the wire: set by the `acp` fixture. */
   snapshot?: SnapshotContext;
 }
-
 /** The test's roots, the agent's profile and the workspace seed, for snapshots of the run. */
 export interface SnapshotContext {
   roots: TestRoots;
@@ -59,6 +81,18 @@ export interface SnapshotContext {
 /** How long close() waits at most for the anytime updates the snapshot holds (then the comparison names what is missing). */
 export const ANYTIME_DEADLINE_MS = 10_000;
 
+/**
+ * Where a prompt turn is sent, and the points during it at which the client acts: `cancel` sends
+ * session/cancel, `kill` SIGKILLs the agent's process group (the turn then never answers). A point is a
+ * condition on what the client has seen (docs/scenarios.md, "Adding a scenario").
+ */
+export interface PromptOptions {
+  /** The session to prompt (default: the current one). */
+  sessionId?: string;
+  cancel?: TurnPoint;
+  kill?: TurnPoint;
+}
+
 /** What a prompt turn produced. */
 export interface PromptResult {
   stopReason: acp.StopReason;
@@ -66,6 +100,29 @@ export interface PromptResult {
   updates: acp.SessionUpdate[];
   /** The agent's message chunks of the turn, joined. */
   text: string;
+}
+
+/** A turn ended by its kill point: the agent was killed, so the prompt has no response. */
+export interface KilledTurn {
+  killed: true;
+  /** The session/update notifications of the turn up to the kill, in order. */
+  updates: acp.SessionUpdate[];
+  /** The agent's message chunks of the turn up to the kill, joined. */
+  text: string;
+}
+
+/** The prompt turn in flight: its session, its updates so far and the points it watches. */
+interface Turn {
+  sessionId: string;
+  updates: acp.SessionUpdate[];
+  cancel?: PointWatcher;
+  kill?: PointWatcher;
+}
+
+/** The reported step a request runs in: what its problems are prefixed with, and its own time limit. */
+interface OpenStep {
+  label: string;
+  timedOut?: Promise<never>;
 }
 
 const DEFAULT_CAPABILITIES: acp.ClientCapabilities = {
@@ -80,43 +137,49 @@ export class AcpClient {
   readonly sent: StdoutLine[] = [];
   /** The processes started so far (one per start and restart). */
   readonly processes: AgentProcess[] = [];
-  /** The session being driven (set by newSession or loadSession). */
+  /** The session being driven (set by newSession, loadSession and resumeSession). */
   sessionId: string | undefined;
+  /** The sessions session/new created, in order, with the cwd each was created in. */
+  readonly sessions: Array<{ sessionId: string; cwd: string }> = [];
   /** Problems that did not stop the exchange (an unanswered permission request...): the test fails on them. */
   readonly problems: string[] = [];
-  private readonly answers: PermissionAnswer[] = [];
-  private readonly exchange = new Exchange();
-  private turn: acp.SessionUpdate[] | undefined;
   /** `session/prompt` requests sent, in every process of the client. */
   promptsSent = 0;
+  private readonly answers: PermissionAnswer[] = [];
+  private readonly permissions: PermissionSource;
+  /** Permission requests answered from `permissions` (those a cancel or kill point took do not count). */
+  private permissionsAsked = 0;
+  private readonly exchange = new Exchange();
+  private turn: Turn | undefined;
   private readonly waiters = new Set<{ kind: string; resolve: (u: acp.SessionUpdate) => void }>();
   /** Called on every session/update notification, of any session. */
   private readonly updateListeners = new Set<() => void>();
   /** Resolves once the latest prompt request is queued on the connection. */
   private promptSent: Promise<void> | undefined;
   private current: AgentProcess | undefined;
+  /** Processes killed at a kill point: gone on purpose, so closing them waits for nothing. */
+  private readonly killedAtPoint = new Set<AgentProcess>();
+  /** The reported step the caller is in: requests made inside it are part of it, not steps of their own. */
+  private readonly openStep = new AsyncLocalStorage<OpenStep>();
   private readonly app: acp.ClientApp;
-  private readonly step: StepRunner;
+  private readonly stepRunner: StepRunner;
+  private readonly capabilities: acp.ClientCapabilities;
 
   /** For `toMatchAcpSnapshot()`. */
   readonly snapshot: SnapshotContext | undefined;
 
   constructor(private readonly opts: AcpClientOptions) {
     this.snapshot = opts.snapshot;
-    this.step = opts.step ?? ((_t, body) => body());
-    const caps = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
+    this.stepRunner = opts.step ?? ((_t, body) => body());
+    this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
+    this.permissions = opts.permissions ?? queuedAnswers(this.answers);
     this.app = acp
       .client({ name: 'acp-snapshot' })
-      .onNotification('session/update', ({ params }) => {
-        for (const l of [...this.updateListeners]) l();
-        if (params.sessionId !== this.sessionId) return;
-        this.exchange.update(params.update);
-        this.turn?.push(params.update);
-        for (const w of [...this.waiters])
-          if (w.kind === params.update.sessionUpdate) w.resolve(params.update);
-      })
-      .onRequest('session/request_permission', ({ params }) => this.answerPermission(params));
-    serveClientFs(this.app, opts.cwd, caps.fs, (line) => this.exchange.note(line));
+      .onNotification('session/update', ({ params }) => this.onUpdate(params))
+      .onRequest('session/request_permission', ({ params }) => this.onPermissionRequest(params));
+    serveClientFs(this.app, opts.fsRoot ?? opts.cwd, this.capabilities.fs, (line) =>
+      this.exchange.note(line),
+    );
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -126,7 +189,7 @@ export class AcpClient {
 
   /** Starts the agent process (done by the first request when not called). */
   async start(): Promise<void> {
-    await this.step('spawn agent', async () => {
+    await this.reported('spawn agent', async () => {
       const p = new AgentProcess(
         this.processes.length,
         { command: this.opts.command, env: this.opts.env, processCwd: this.opts.cwd },
@@ -141,14 +204,49 @@ export class AcpClient {
     });
   }
 
+  /**
+   * Runs `body` as one reported step (Playwright's `test.step` in specs): the requests it makes belong to it
+   * (no step of their own, no time limit of their own, their errors reach `body` as the agent sent them),
+   * problems recorded meanwhile are prefixed with `label` (default: the title), and what the agent did
+   * meanwhile is listed under it. A scenario step is one of these.
+   */
+  async step<T>(
+    title: string,
+    body: () => Promise<T>,
+    options: { at?: { step: number }; label?: string } = {},
+  ): Promise<T> {
+    return this.stepRunner(
+      title,
+      async () => {
+        this.exchange.reset();
+        try {
+          return await this.openStep.run({ label: options.label ?? title }, body);
+        } finally {
+          // What happened inside the exchange, in order, as nested steps a reviewer can read.
+          for (const line of this.exchange.take()) await this.stepRunner(line, async () => {});
+        }
+      },
+      options.at,
+    );
+  }
+
+  /** Adds a line to the report of the step in progress (what a response meant, say). */
+  note(line: string): void {
+    this.exchange.note(line);
+  }
+
   async initialize(params: Partial<acp.InitializeRequest> = {}): Promise<acp.InitializeResponse> {
-    return this.exchangeStep('initialize', async (agent) => {
-      const r: acp.InitializeResponse = await agent.request('initialize', {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: this.opts.clientCapabilities ?? DEFAULT_CAPABILITIES,
-        clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
-        ...params,
-      });
+    return this.request('initialize', async (proc) => {
+      // The SDK leaves the initialize result untyped on the client side; its schema type is this.
+      const r: acp.InitializeResponse = await this.guard(
+        proc,
+        proc.connection.agent.request('initialize', {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: this.capabilities,
+          clientInfo: { name: 'acp-snapshot', version: '0.1.0' },
+          ...params,
+        }),
+      );
       const problem = this.snapshot?.profile.checkInitialize?.(r);
       if (problem) throw new Error(problem);
       return r;
@@ -156,62 +254,109 @@ export class AcpClient {
   }
 
   async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
-    return this.exchangeStep('session/new', async (agent) => {
-      const r = await agent.request('session/new', { cwd: this.opts.cwd, mcpServers: [], ...params });
+    return this.request('session/new', async (proc) => {
+      const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
+      const r = await this.guard(
+        proc,
+        proc.connection.agent.request('session/new', { mcpServers: [], ...params, cwd }),
+      );
       this.sessionId = r.sessionId;
+      this.sessions.push({ sessionId: r.sessionId, cwd });
       return r;
     });
   }
 
+  /** session/load, in the cwd the session was created in (when this client created it). */
   async loadSession(sessionId = this.sessionId): Promise<acp.LoadSessionResponse> {
     if (!sessionId) throw new Error('loadSession: no session id (call newSession first, or pass one)');
-    return this.exchangeStep('session/load', async (agent) => {
+    return this.request('session/load', async (proc) => {
       this.sessionId = sessionId;
-      return agent.request('session/load', { sessionId, cwd: this.opts.cwd, mcpServers: [] });
+      return this.guard(
+        proc,
+        proc.connection.agent.request('session/load', {
+          sessionId,
+          cwd: this.cwdOf(sessionId),
+          mcpServers: [],
+        }),
+      );
     });
   }
 
   /** session/list: one page (pass the previous page's `nextCursor` for the next). */
   async listSessions(params: Partial<acp.ListSessionsRequest> = {}): Promise<acp.ListSessionsResponse> {
-    return this.exchangeStep('session/list', (agent) => agent.request('session/list', params));
+    return this.request('session/list', (proc) =>
+      this.guard(proc, proc.connection.agent.request('session/list', params)),
+    );
   }
 
   /** session/resume: continue a persisted session without its history being replayed. */
   async resumeSession(sessionId = this.sessionId): Promise<acp.ResumeSessionResponse> {
     if (!sessionId) throw new Error('resumeSession: no session id (pass one, e.g. from listSessions)');
-    return this.exchangeStep('session/resume', async (agent) => {
+    return this.request('session/resume', async (proc) => {
       this.sessionId = sessionId;
-      return agent.request('session/resume', { sessionId, cwd: this.opts.cwd });
+      return this.guard(
+        proc,
+        proc.connection.agent.request('session/resume', { sessionId, cwd: this.cwdOf(sessionId) }),
+      );
     });
   }
 
   /** session/close of the current (or the given) session. */
   async closeSession(sessionId = this.sessionId): Promise<acp.CloseSessionResponse> {
-    const id = sessionId ?? this.requireSession('closeSession');
-    return this.exchangeStep('session/close', (agent) => agent.request('session/close', { sessionId: id }));
-  }
-
-  /** session/set_mode of the current session. */
-  async setMode(modeId: string): Promise<acp.SetSessionModeResponse> {
-    const sessionId = this.requireSession('setMode');
-    return this.exchangeStep(`session/set_mode ${modeId}`, (agent) =>
-      agent.request('session/set_mode', { sessionId, modeId }),
+    const id = this.requireSession('closeSession', sessionId);
+    return this.request('session/close', (proc) =>
+      this.guard(proc, proc.connection.agent.request('session/close', { sessionId: id })),
     );
   }
 
-  /** session/set_config_option of the current session. */
-  async setConfigOption(configId: string, value: string): Promise<acp.SetSessionConfigOptionResponse> {
-    const sessionId = this.requireSession('setConfigOption');
-    return this.exchangeStep(`session/set_config_option ${configId}=${value}`, (agent) =>
-      agent.request('session/set_config_option', { sessionId, configId, value }),
+  /** session/delete of the current (or the given) session. */
+  async deleteSession(sessionId = this.sessionId): Promise<acp.DeleteSessionResponse> {
+    const id = this.requireSession('deleteSession', sessionId);
+    return this.request('session/delete', (proc) =>
+      this.guard(proc, proc.connection.agent.request('session/delete', { sessionId: id })),
     );
   }
 
-  /** Sends a prompt (text, or any content blocks) and waits for the turn to end. */
-  async prompt(content: string | acp.ContentBlock[]): Promise<PromptResult> {
+  /** session/set_mode of the current (or the given) session. */
+  async setMode(modeId: string, sessionId = this.sessionId): Promise<acp.SetSessionModeResponse> {
+    const id = this.requireSession('setMode', sessionId);
+    return this.request(`session/set_mode ${modeId}`, (proc) =>
+      this.guard(proc, proc.connection.agent.request('session/set_mode', { sessionId: id, modeId })),
+    );
+  }
+
+  /** session/set_config_option of the current (or the given) session. */
+  async setConfigOption(
+    configId: string,
+    value: string,
+    sessionId = this.sessionId,
+  ): Promise<acp.SetSessionConfigOptionResponse> {
+    const id = this.requireSession('setConfigOption', sessionId);
+    return this.request(`session/set_config_option ${configId}=${value}`, (proc) =>
+      this.guard(
+        proc,
+        proc.connection.agent.request('session/set_config_option', { sessionId: id, configId, value }),
+      ),
+    );
+  }
+
+  /**
+   * Sends a prompt (text, or any content blocks) and waits for the turn to end. With a `cancel` point the
+   * client sends session/cancel when the turn reaches it; with a `kill` point it SIGKILLs the agent there and
+   * resolves with a {@link KilledTurn} (a kill point the turn never reached is a problem).
+   */
+  prompt(
+    content: string | acp.ContentBlock[],
+    options?: PromptOptions & { kill?: undefined },
+  ): Promise<PromptResult>;
+  prompt(content: string | acp.ContentBlock[], options: PromptOptions): Promise<PromptResult | KilledTurn>;
+  async prompt(
+    content: string | acp.ContentBlock[],
+    options: PromptOptions = {},
+  ): Promise<PromptResult | KilledTurn> {
     const blocks: acp.ContentBlock[] =
       typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-    const sessionId = this.requireSession('prompt');
+    const sessionId = options.sessionId ?? this.requireSession('prompt');
     const quoted =
       typeof content === 'string'
         ? JSON.stringify(content.length > 50 ? `${content.slice(0, 47)}...` : content)
@@ -221,25 +366,9 @@ export class AcpClient {
       sent = r;
     });
     this.promptsSent++;
-    return this.exchangeStep(`session/prompt ${quoted}`, async (agent) => {
-      const updates: acp.SessionUpdate[] = [];
-      this.turn = updates;
-      try {
-        const pending = agent.request('session/prompt', { sessionId, prompt: blocks });
-        // Queued: the SDK writes in order, so a cancel sent from now on follows the prompt on the wire.
-        sent();
-        const r = await pending;
-        this.exchange.note(`→ ${r.stopReason}`);
-        const text = updates
-          .map((u) =>
-            u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '',
-          )
-          .join('');
-        return { stopReason: r.stopReason, updates, text };
-      } finally {
-        this.turn = undefined;
-      }
-    });
+    return this.request(`session/prompt ${quoted}`, (proc) =>
+      this.turnOf(proc, { ...options, sessionId }, blocks, sent),
+    );
   }
 
   /**
@@ -260,10 +389,10 @@ export class AcpClient {
     kind: K,
   ): Promise<Extract<acp.SessionUpdate, { sessionUpdate: K }>> {
     type U = Extract<acp.SessionUpdate, { sessionUpdate: K }>;
-    const had = this.turn?.find((u) => u.sessionUpdate === kind);
+    const had = this.turn?.updates.find((u) => u.sessionUpdate === kind);
     if (had) return Promise.resolve(had as U);
     const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
-    return this.step(`wait for ${kind}`, async () => {
+    return this.stepRunner(`wait for ${kind}`, async () => {
       let timer: NodeJS.Timeout | undefined;
       const waiter = { kind, resolve: (_: acp.SessionUpdate) => {} };
       try {
@@ -295,9 +424,7 @@ export class AcpClient {
 
   /** Closes stdin, waits for a graceful exit (killing the group after the grace period), starts a new process. */
   async restart(): Promise<void> {
-    await this.step('restart agent process', async () => {
-      await this.closeCurrent();
-    });
+    await this.reported('restart agent process', () => this.closeCurrent());
     await this.start();
   }
 
@@ -307,7 +434,7 @@ export class AcpClient {
     // (a condition), then the profile's settle wait.
     await this.awaitAnytimeUpdates();
     await settleStdout(this, this.opts.snapshot?.profile.settleMs ?? 0);
-    return this.step('close stdin and await exit', () => this.closeCurrent());
+    return this.reported('close stdin and await exit', () => this.closeCurrent());
   }
 
   /**
@@ -344,9 +471,14 @@ export class AcpClient {
     clearTimeout(timer);
   }
 
-  /** Kills every process of the client (the fixture's teardown; a test need not call it). */
-  async dispose(): Promise<void> {
+  /** SIGKILLs the process group of every process of the client, now. */
+  kill(): void {
     for (const p of this.processes) p.kill();
+  }
+
+  /** Kills every process of the client and waits for them to exit (the fixture's teardown). */
+  async dispose(): Promise<void> {
+    this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
   }
 
@@ -355,49 +487,183 @@ export class AcpClient {
     return this.current !== undefined;
   }
 
+  /** The agent process requests go to (undefined before the start and after close). */
+  get currentProcess(): AgentProcess | undefined {
+    return this.current;
+  }
+
   /** The stderr of every process, for failure reports. */
   get stderr(): string[] {
     return this.processes.map((p) => p.stderr);
   }
 
+  /** One prompt turn on `proc`: its points watched, its response awaited (or the planned death). */
+  private async turnOf(
+    proc: AgentProcess,
+    points: PromptOptions & { sessionId: string },
+    blocks: acp.ContentBlock[],
+    sent: () => void,
+  ): Promise<PromptResult | KilledTurn> {
+    const turn: Turn = { sessionId: points.sessionId, updates: [] };
+    const killed = new Promise<'killed'>((resolve) => {
+      if (points.kill)
+        turn.kill = new PointWatcher(points.kill, () => {
+          this.killedAtPoint.add(proc);
+          proc.kill();
+          resolve('killed');
+        });
+    });
+    if (points.cancel)
+      turn.cancel = new PointWatcher(points.cancel, () => {
+        void proc.connection.agent.notify('session/cancel', { sessionId: turn.sessionId }).catch(() => {});
+      });
+    this.turn = turn;
+    try {
+      const pending = proc.connection.agent.request('session/prompt', {
+        sessionId: turn.sessionId,
+        prompt: blocks,
+      });
+      pending.catch(() => {});
+      // Queued: the SDK writes in order, so a cancel sent from now on follows the prompt on the wire.
+      sent();
+      turn.kill?.prompted();
+      turn.cancel?.prompted();
+      const r = await Promise.race([this.guard(proc, pending), killed]);
+      const text = turn.updates
+        .map((u) =>
+          u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '',
+        )
+        .join('');
+      if (r === 'killed') {
+        await proc.exited;
+        return { killed: true, updates: turn.updates, text };
+      }
+      this.exchange.note(`→ ${r.stopReason}`);
+      if (points.kill)
+        this.problems.push(
+          `${this.label()}: the kill point (${describePoint(points.kill)}) was never reached: the prompt ended with stop reason "${r.stopReason}" first`,
+        );
+      return { stopReason: r.stopReason, updates: turn.updates, text };
+    } finally {
+      turn.cancel?.dispose();
+      turn.kill?.dispose();
+      this.turn = undefined;
+    }
+  }
+
+  private onUpdate(params: acp.SessionNotification): void {
+    for (const l of [...this.updateListeners]) l();
+    if (params.sessionId === this.sessionId || this.sessions.some((s) => s.sessionId === params.sessionId))
+      this.exchange.update(params.update);
+    const turn = this.turn;
+    if (turn?.sessionId === params.sessionId) {
+      turn.updates.push(params.update);
+      turn.kill?.update(params.update.sessionUpdate);
+      turn.cancel?.update(params.update.sessionUpdate);
+    }
+    if (params.sessionId !== this.sessionId) return;
+    for (const w of [...this.waiters]) if (w.kind === params.update.sessionUpdate) w.resolve(params.update);
+  }
+
+  private onPermissionRequest(
+    params: acp.RequestPermissionRequest,
+  ): acp.RequestPermissionResponse | Promise<never> {
+    const turn = this.turn;
+    // Never answered: the agent is being killed while it waits for the user.
+    if (turn?.kill?.permissionRequest()) {
+      this.exchange.note(`${askedLine(params)} (unanswered: the kill point)`);
+      return new Promise<never>(() => {});
+    }
+    if (turn?.cancel?.permissionRequest()) {
+      this.exchange.note(`${askedLine(params)} → cancelled (the cancel point)`);
+      return { outcome: { outcome: 'cancelled' } };
+    }
+    return answerPermission(
+      this.permissions,
+      params,
+      this.permissionsAsked++,
+      (line) => this.exchange.note(line),
+      this.problems,
+    );
+  }
+
+  /** Closes the current process (stdin, then the exit policy); false, and a problem, when it had to be killed. */
   private async closeCurrent(): Promise<boolean> {
     const p = this.current;
     if (!p) return true;
     this.current = undefined;
+    // Killed at a kill point: already gone, on purpose.
+    if (this.killedAtPoint.has(p)) return true;
     const exit = this.opts.exit ?? 'stdin';
-    const graceful = await p.close(this.opts.exitGraceMs ?? 5000, exit);
+    const graceMs = this.graceMs();
+    const graceful = await p.close(graceMs, exit);
     if (!graceful)
       this.problems.push(
-        `agent process ${p.index + 1} did not exit within ${this.opts.exitGraceMs ?? 5000} ms after ${exit === 'signal' ? 'stdin closed and SIGTERM' : 'stdin closed'}; its process group was killed${exit === 'stdin' ? ' (an agent that never exits on stdin close needs `exit: "signal"` in its profile)' : ''}`,
+        `${this.opts.name ? `${this.opts.name}: ` : ''}agent process ${p.index + 1} did not exit within ${graceMs} ms after ${exit === 'signal' ? 'stdin closed and SIGTERM' : 'stdin closed'}; its process group was killed${exit === 'stdin' ? ' (an agent that never exits on stdin close needs `exit: "signal"` in its profile)' : ''}`,
       );
     return graceful;
   }
 
-  private requireSession(what: string): string {
-    if (!this.sessionId)
-      throw new Error(`${what}: no session yet (call acp.newSession() or acp.loadSession(id) first)`);
-    return this.sessionId;
+  /** The exit grace period: the configured one, cut to what is left of the deadline. */
+  private graceMs(): number {
+    const grace = this.opts.exitGraceMs ?? 5000;
+    const left = this.opts.deadline?.remainingMs;
+    return left === undefined ? grace : Math.max(100, Math.min(grace, left));
   }
 
-  /** One exchange as one step: the request, what the agent did meanwhile (nested steps), the answer. */
-  private async exchangeStep<T>(
-    title: string,
-    body: (agent: acp.ClientConnection['agent']) => Promise<T>,
-  ): Promise<T> {
+  /** The cwd a session was created in by this client, else the cwd of a new session. */
+  private cwdOf(sessionId: string): string {
+    return this.sessions.find((s) => s.sessionId === sessionId)?.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
+  }
+
+  private requireSession(what: string, sessionId = this.sessionId): string {
+    if (!sessionId)
+      throw new Error(`${what}: no session yet (call acp.newSession() or acp.loadSession(id) first)`);
+    return sessionId;
+  }
+
+  /** What problems recorded now are prefixed with: the open step's label. */
+  private label(): string {
+    return this.openStep.getStore()?.label ?? 'prompt';
+  }
+
+  /** Runs `body` as a step of its own, or as part of the step the caller opened. */
+  private reported<T>(title: string, body: () => Promise<T>): Promise<T> {
+    return this.openStep.getStore() ? body() : this.stepRunner(title, body);
+  }
+
+  /** Races a pending response with the agent's death, the run's deadline and the request's time limit. */
+  private guard<T>(proc: AgentProcess, pending: Promise<T>): Promise<T> {
+    const races: Promise<T>[] = [pending, proc.broken];
+    if (this.opts.deadline) races.push(this.opts.deadline.expired);
+    const limit = this.openStep.getStore()?.timedOut;
+    if (limit) races.push(limit);
+    return Promise.race(races);
+  }
+
+  /**
+   * One request: inside a step the caller opened, part of it; else one exchange as one step (the request,
+   * what the agent did meanwhile as nested steps, the answer) with its own time limit, its failure named.
+   */
+  private async request<T>(title: string, body: (proc: AgentProcess) => Promise<T>): Promise<T> {
     if (!this.current) await this.start();
     const proc = this.current!;
+    if (this.openStep.getStore()) return body(proc);
     return this.step(title, async () => {
-      this.exchange.reset();
-      const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
+      const timeoutMs = this.opts.requestTimeoutMs ?? (this.opts.deadline ? undefined : 60_000);
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${title}: no answer from the agent within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
+      const open = this.openStep.getStore()!;
+      if (timeoutMs !== undefined) {
+        open.timedOut = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`${title}: no answer from the agent within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        });
+        open.timedOut.catch(() => {});
+      }
       try {
-        return await Promise.race([body(proc.connection.agent), proc.broken, timedOut]);
+        return await body(proc);
       } catch (e) {
         if (e instanceof acp.RequestError) {
           this.exchange.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
@@ -408,34 +674,8 @@ export class AcpClient {
         throw e;
       } finally {
         clearTimeout(timer);
-        for (const line of this.exchange.take()) await this.step(line, async () => {});
       }
     });
-  }
-
-  private answerPermission(params: acp.RequestPermissionRequest): acp.RequestPermissionResponse {
-    const asked = `permission request: ${params.toolCall.title ?? params.toolCall.toolCallId}`;
-    const answer = this.answers.shift();
-    if (!answer) {
-      const msg = `the agent asked permission for "${params.toolCall.title ?? params.toolCall.toolCallId}" but the test queued no answer; call acp.answerPermissions('allow' | 'reject' | 'cancel') before the prompt`;
-      this.exchange.note(`${asked} → no answer queued`);
-      this.problems.push(msg);
-      throw acp.RequestError.invalidParams({}, msg);
-    }
-    if (typeof answer === 'function') {
-      const outcome = answer(params);
-      this.exchange.note(`${asked} → ${outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome}`);
-      return { outcome };
-    }
-    this.exchange.note(`${asked} → ${answer}`);
-    if (answer === 'cancel') return { outcome: { outcome: 'cancelled' } };
-    const optionId = chooseOption(answer, params.options);
-    if (!optionId) {
-      const msg = `permission for "${params.toolCall.title}" should be answered "${answer}" but the agent offered no such option (${params.options.map((o) => o.kind).join(', ')})`;
-      this.problems.push(msg);
-      throw acp.RequestError.invalidParams({}, msg);
-    }
-    return { outcome: { outcome: 'selected', optionId } };
   }
 }
 

@@ -231,7 +231,7 @@ test('an agent that ignores stdin EOF is killed after the grace period and repor
   const opts = { ...options(fakeAgent('stubborn'), { steps: [...start] }), exitGraceMs: 300 };
   const r = await driveScenario(opts);
   expect(r.problems).toEqual([
-    'driver-test: the agent did not exit within the grace period after stdin closed; its process group was killed',
+    'driver-test: agent process 1 did not exit within 300 ms after stdin closed; its process group was killed (an agent that never exits on stdin close needs `exit: "signal"` in its profile)',
   ]);
   expect(r.exits).toEqual(['SIGKILL']);
 });

@@ -5,6 +5,7 @@
  */
 import * as acp from '@agentclientprotocol/sdk';
 import type { Step } from '../scenario/input.js';
+import type { AcpClient } from './acp-client.js';
 
 /** A step this module runs. */
 export type SessionRequestStep = Extract<
@@ -22,19 +23,14 @@ export type SessionRequestStep = Extract<
 
 /** What a session request needs from the driver. */
 export interface SessionRequestContext {
-  agent: acp.ClientContext;
-  /** Races a pending response with the scenario's deadline and the agent's death. */
-  guard: <T>(p: Promise<T>) => Promise<T>;
+  /** The client, inside the step the driver opened (its requests are part of it). */
+  client: AcpClient;
   /** Scenario expectations that did not hold. */
   problems: string[];
-  /** One line of what happened, for the report. */
-  note: (line: string) => void;
   /** The step's title, for messages. */
   title: string;
   /** The id of scenario session `n` (default 1). */
   sessionId: (n?: number) => string;
-  /** The cwd scenario session `n` (default 1) was created in: sent with its session/resume. */
-  sessionCwd: (n?: number) => string;
 }
 
 /** How many `session/list` pages one step follows before it gives up on an agent whose cursor never ends. */
@@ -42,39 +38,21 @@ export const MAX_LIST_PAGES = 100;
 
 /** Sends the step's request and checks its response against the step's expectation. */
 export function runSessionRequest(s: SessionRequestStep, ctx: SessionRequestContext): Promise<void> {
-  const { agent } = ctx;
+  const { client } = ctx;
   switch (s.op) {
     case 'resume_session':
-      return expect(
-        s,
-        ctx,
-        agent.request('session/resume', {
-          sessionId: ctx.sessionId(s.session),
-          cwd: ctx.sessionCwd(s.session),
-        }),
-      );
+      // In the cwd the session was created in.
+      return expect(s, ctx, client.resumeSession(ctx.sessionId(s.session)));
     case 'list_sessions':
       return expect(s, ctx, listAllPages(s.cwd, ctx));
     case 'close_session':
-      return expect(s, ctx, agent.request('session/close', { sessionId: ctx.sessionId(s.session) }));
+      return expect(s, ctx, client.closeSession(ctx.sessionId(s.session)));
     case 'delete_session':
-      return expect(s, ctx, agent.request('session/delete', { sessionId: ctx.sessionId(s.session) }));
+      return expect(s, ctx, client.deleteSession(ctx.sessionId(s.session)));
     case 'set_mode':
-      return expect(
-        s,
-        ctx,
-        agent.request('session/set_mode', { sessionId: ctx.sessionId(s.session), modeId: s.modeId }),
-      );
+      return expect(s, ctx, client.setMode(s.modeId, ctx.sessionId(s.session)));
     case 'set_config_option':
-      return expect(
-        s,
-        ctx,
-        agent.request('session/set_config_option', {
-          sessionId: ctx.sessionId(s.session),
-          configId: s.configId,
-          value: s.value,
-        }),
-      );
+      return expect(s, ctx, client.setConfigOption(s.configId, s.value, ctx.sessionId(s.session)));
   }
 }
 
@@ -83,9 +61,7 @@ async function listAllPages(cwd: string | undefined, ctx: SessionRequestContext)
   let cursor: string | undefined;
   let count = 0;
   for (let page = 1; ; page++) {
-    const r = await ctx.guard(
-      ctx.agent.request('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) }),
-    );
+    const r = await ctx.client.listSessions({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
     count += r.sessions.length;
     if (!r.nextCursor) return `${count} session(s) in ${page} page(s)`;
     if (page === MAX_LIST_PAGES) {
@@ -109,8 +85,8 @@ async function expect(
 ): Promise<void> {
   pending.catch(() => {});
   try {
-    const r = await ctx.guard(pending);
-    ctx.note(`→ ${typeof r === 'string' ? r : 'ok'}`);
+    const r = await pending;
+    ctx.client.note(`→ ${typeof r === 'string' ? r : 'ok'}`);
     if (s.expectError !== undefined) {
       ctx.problems.push(
         `${ctx.title}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got a result`,
@@ -118,7 +94,7 @@ async function expect(
     }
   } catch (e) {
     if (!(e instanceof acp.RequestError) || s.expectError === undefined) throw e;
-    ctx.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
+    ctx.client.note(`→ JSON-RPC error ${e.code}: ${e.message.slice(0, 80)}`);
     if (!e.message.includes(s.expectError)) {
       ctx.problems.push(
         `${ctx.title}: expected a JSON-RPC error containing ${JSON.stringify(s.expectError)}, got error ${e.code}: ${e.message}`,
