@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand, replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { DriverError, type DriverResult, type StepRunner } from '../driver/driver.js';
 import { rootMap } from '../roots/roots.js';
 import type { RunDirs } from '../roots/run-dirs.js';

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
 import { replayVerdict } from '../compare/verdict.js';
 import type { StepRunner } from '../driver/driver.js';

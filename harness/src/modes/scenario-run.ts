@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LogRecord, recordCommand } from '@acp-snapshot/session-log';
-import { stdoutSnapshotText } from '../compare/compare.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from '../compare/harvest.js';
 import { persistedLogProblem } from '../compare/log-file.js';
+import { stdoutSnapshotText } from '../compare/surfaces.js';
 import { captureWorkspace } from '../compare/workspace.js';
 import {
   type AgentEnvInput,
@@ -174,7 +174,7 @@ export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
     records: harvested?.records ?? [],
     projected: observed ?? projectHarvested(harvested, roots),
     logSource: harvested ? 'agent' : observed ? 'harness' : 'none',
-    stdoutText: stdoutSnapshotText(result, roots),
+    stdoutText: stdoutSnapshotText(result.stdout, roots),
     workspaceText: await captureWorkspace({ roots, seedDir: paths.workspace, stdout: result.stdout }),
   };
 }
