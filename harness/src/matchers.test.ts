@@ -54,6 +54,8 @@ fixtures.describe('an agent that echoes its prompt, whose profile normalizes a r
           'conversation.html',
         ]);
         expect(String(testInfo.attachments[0]!.body)).toContain('+{"jsonrpc"');
+        // The side-by-side view, whatever suffix the snapshot path template adds to the file name.
+        expect(String(testInfo.attachments[1]!.body)).toContain(`${testInfo.title}: expected and actual`);
         expect(await readFile(file('stdout.jsonl'), 'utf8')).toBe(committed);
         // The same run against the snapshot it makes passes.
         await writeFile(file('stdout.jsonl'), texts.stdout);

@@ -13,6 +13,7 @@ import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failu
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
 import { replayVerdict } from '../compare/verdict.js';
 import type { StepRunner } from '../driver/driver.js';
+import type { ScenarioRules } from '../profile.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS } from '../rules/guards.js';
 import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
@@ -29,6 +30,8 @@ export interface RefreshOptions {
   agentCommand: readonly string[];
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
+  /** The agent profiles' `normalize` rules, applied to the scenario's stdout. */
+  rules?: ScenarioRules;
   /** Owns the run's generated roots (the test's `runDirs` fixture). */
   dirs: RunDirs;
   testInfo?: TestInfo;
@@ -48,6 +51,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.rules ? { rules: opts.rules } : {}),
       ...(opts.step ? { step: opts.step } : {}),
     });
   } catch (e) {

@@ -24,7 +24,7 @@ import { recordScenario, recordTargetFor } from '../modes/record.js';
 import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
-import { type AgentProfile, profileCommands } from '../profile.js';
+import { type AgentProfile, profileCommands, profileRules } from '../profile.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
 import { checkSnapshotTrees } from '../rules/snapshot-tree.js';
 import {
@@ -72,6 +72,7 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
           fixtures,
           agentCommand: agentProfile.command,
           agents: profileCommands(agents),
+          rules: profileRules(agentProfile, agents),
           dirs: runDirs,
           testInfo,
           step: <T>(title: string, body: () => Promise<T>, at?: { step: number }) =>
