@@ -115,24 +115,26 @@ export function replayVerdict(
       kind: 'run',
       message: `${shown(paths.stdout)}: every line must be JSON; not JSON: ${notJson.join('; ')}`,
     });
-  const compared = {
-    log: compareSurface('log', expected.log, run.projected.text, {
+  const compared = [
+    compareSurface('log', expected.log, run.projected.text, {
       replayed: true,
       sidecars: { dir: paths.sidecars, live: run.projected.sidecars },
     }),
-    stdout: compareSurface('stdout', expectedStdout, run.stdoutText, { replayed: true }),
-    workspace: compareSurface('workspace', expected.workspace, run.workspaceText, { replayed: true }),
+    compareSurface('stdout', expectedStdout, run.stdoutText, { replayed: true }),
+    compareSurface('workspace', expected.workspace, run.workspaceText, { replayed: true }),
+  ];
+  const message: Record<Surface, (c: SurfaceComparison) => string> = {
+    log: (c) => sessionLogMismatchMessage(name, shown(paths.session), c.expected!, c.actual),
+    stdout: (c) => stdoutMismatchMessage(name, c.expected!, c.actual),
+    workspace: (c) => workspaceMismatchMessage(name, shown(paths.workspaceExpected), c.expected, c.actual),
   };
-  const found = (kind: Surface, c: SurfaceComparison, message: (c: SurfaceComparison) => string) => {
-    if (!c.equal) findings.push({ kind, message: message(c), ...(c.cause ? { cause: c.cause } : {}) });
-  };
-  found('log', compared.log, (c) =>
-    sessionLogMismatchMessage(name, shown(paths.session), c.expected!, c.actual),
-  );
-  found('stdout', compared.stdout, (c) => stdoutMismatchMessage(name, c.expected!, c.actual));
-  found('workspace', compared.workspace, (c) =>
-    workspaceMismatchMessage(name, shown(paths.workspaceExpected), c.expected, c.actual),
-  );
+  for (const c of compared)
+    if (!c.equal)
+      findings.push({
+        kind: c.surface,
+        message: message[c.surface](c),
+        ...(c.cause ? { cause: c.cause } : {}),
+      });
   return { findings, actualLog, compared: true };
 }
 
