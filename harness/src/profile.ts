@@ -229,6 +229,26 @@ export function profileCommands(
   return Object.fromEntries(Object.entries(profiles).map(([name, p]) => [name, p.command]));
 }
 
+/**
+ * The `normalize` rules of the agents a scenario may run: the project's profile, and each named agent's
+ * (`"agent": NAME` in input.json). A scenario's stdout gets its agent's rules, as a test's does.
+ */
+export interface ScenarioRules {
+  project?: NormalizeRules;
+  agents?: Readonly<Record<string, NormalizeRules | undefined>>;
+}
+
+/** The {@link ScenarioRules} of a project's profile and its named agents. */
+export function profileRules(
+  profile: AgentProfile,
+  agents: Readonly<Record<string, AgentProfile>>,
+): ScenarioRules {
+  return {
+    ...(profile.normalize ? { project: profile.normalize } : {}),
+    agents: Object.fromEntries(Object.entries(agents).map(([name, p]) => [name, p.normalize])),
+  };
+}
+
 /** Checks the spelling of a profile's rules (`agent profile normalize.paths`, `.patterns`). */
 export function checkProfileRules(rules: NormalizeRules, field = 'agent profile normalize'): void {
   // A bare pointer is a rule whose placeholder is {{volatile}}.

@@ -1,32 +1,25 @@
 /**
- * The replay verdict: the one definition of "this replayed run equals its scenario's fixtures". Every
- * mode and test that judges a replay calls it: the replay suite (which turns findings into test errors,
- * and lets `--update-snapshots` rewrite the surfaces it owns), refresh (which refuses on the findings it
- * cannot rewrite), the failure catalog's harness layer and the proofs (which expect no finding). Pure.
+ * The verdict: the one definition of "this run equals its snapshots", in its two readings. The replay
+ * verdict of a corpus scenario ({@link replayVerdict}): the replay suite (which turns findings into test
+ * errors, and lets `--update-snapshots` rewrite the surfaces it owns), refresh (which refuses on the findings
+ * it cannot rewrite), the failure catalog's harness layer and the proofs (which expect no finding). The
+ * verdict of `toMatchAcpSnapshot` ({@link snapshotVerdict}): its message and the snapshot files to write.
+ * Both compare each surface with {@link compareSurface}. Pure: the texts come in, the files to write go out
+ * (read and written through a `SnapshotStore`, snapshot-store.ts).
  */
 
-import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { recordCommand } from '@acp-snapshot/session-log';
-import { normalizeJsonlText } from '../normalize/normalize.js';
+import { acceptSnapshotsCommand, recordCommand } from '@acp-snapshot/session-log';
+import type { FullConfig } from '@playwright/test';
 import type { ScenarioPaths } from '../scenario/corpus.js';
+import { type Cause, driftCause, perTestDriftText } from './causes.js';
 import {
-  type Cause,
-  driftCause,
-  jsonLinesCause,
-  logCause,
-  perTestDriftText,
-  workspaceCause,
-} from './causes.js';
-import {
-  nonJsonLines,
-  replayFailureMessage,
-  replayFailures,
   sessionLogMismatchMessage,
+  snapshotFileMismatch,
   stdoutMismatchMessage,
-  unusedRecordedCalls,
-} from './compare.js';
-import { adoptRecordedProvider } from './harvest.js';
+} from './mismatch-messages.js';
+import { replayFailureMessage, replayFailures, unusedRecordedCalls } from './replay-report.js';
+import { compareSurface, liveLog, nonJsonLines, type Surface, type SurfaceComparison } from './surfaces.js';
 import { workspaceMismatchMessage } from './workspace.js';
 
 /**
@@ -68,17 +61,6 @@ export interface ReplayVerdict {
   compared: boolean;
 }
 
-/** Reads the committed surfaces of a scenario. */
-export async function readExpected(paths: ScenarioPaths): Promise<ExpectedSurfaces> {
-  const read = (p: string) => readFile(p, 'utf8').catch(() => undefined);
-  const [log, stdout, workspace] = await Promise.all([
-    read(paths.session),
-    read(paths.stdout),
-    read(paths.workspaceExpected),
-  ]);
-  return { log, stdout, workspace };
-}
-
 /** The findings of a run that stopped before the end because replay could not serve a model call. */
 export function driftFindings(name: string, stderr: readonly string[], step?: string): Finding[] {
   const failures = replayFailures(stderr, []);
@@ -105,7 +87,7 @@ export function replayVerdict(
 ): ReplayVerdict {
   const name = paths.name;
   const shown = (p: string) => (relative(root, p).startsWith('..') ? p : relative(root, p));
-  const actualLog = adoptRecordedProvider(run.projected.text, expected.log);
+  const actualLog = liveLog(run.projected.text, expected.log, true);
   const drift = replayFailures(run.result.stderr, run.records);
   if (drift.length > 0) {
     const cause = driftCause(drift);
@@ -133,37 +115,137 @@ export function replayVerdict(
       kind: 'run',
       message: `${shown(paths.stdout)}: every line must be JSON; not JSON: ${notJson.join('; ')}`,
     });
-  const wantedLog = normalizeJsonlText(expected.log);
-  const liveLog = normalizeJsonlText(actualLog);
-  if (wantedLog !== liveLog)
-    findings.push({
-      kind: 'log',
-      message: sessionLogMismatchMessage(name, shown(paths.session), wantedLog, liveLog),
-      cause: logCause(wantedLog, liveLog, { dir: paths.sidecars, live: run.projected.sidecars }),
-    });
-  if (run.stdoutText !== expectedStdout) {
-    const cause = jsonLinesCause('stdout', expectedStdout, run.stdoutText);
-    findings.push({
-      kind: 'stdout',
-      message: stdoutMismatchMessage(name, expectedStdout, run.stdoutText),
-      ...(cause ? { cause } : {}),
-    });
-  }
-  if (run.workspaceText !== expected.workspace)
-    findings.push({
-      kind: 'workspace',
-      message: workspaceMismatchMessage(
-        name,
-        shown(paths.workspaceExpected),
-        expected.workspace,
-        run.workspaceText,
-      ),
-      cause: workspaceCause(expected.workspace, run.workspaceText),
-    });
+  const compared = [
+    compareSurface('log', expected.log, run.projected.text, {
+      replayed: true,
+      sidecars: { dir: paths.sidecars, live: run.projected.sidecars },
+    }),
+    compareSurface('stdout', expectedStdout, run.stdoutText, { replayed: true }),
+    compareSurface('workspace', expected.workspace, run.workspaceText, { replayed: true }),
+  ];
+  const message: Record<Surface, (c: SurfaceComparison) => string> = {
+    log: (c) => sessionLogMismatchMessage(name, shown(paths.session), c.expected!, c.actual),
+    stdout: (c) => stdoutMismatchMessage(name, c.expected!, c.actual),
+    workspace: (c) => workspaceMismatchMessage(name, shown(paths.workspaceExpected), c.expected, c.actual),
+  };
+  for (const c of compared)
+    if (!c.equal)
+      findings.push({
+        kind: c.surface,
+        message: message[c.surface](c),
+        ...(c.cause ? { cause: c.cause } : {}),
+      });
   return { findings, actualLog, compared: true };
 }
 
 /** The findings' messages as one text ('' when there are none): what a proof or a refusal shows. */
 export function findingsText(findings: readonly Finding[]): string {
   return findings.map((f) => f.message).join('\n');
+}
+
+/** A snapshot file of `toMatchAcpSnapshot`: which surface, how messages name it, what it holds. */
+export interface SnapshotFile {
+  surface: Surface;
+  /** The file as messages name it (relative to the project). */
+  shown: string;
+  /** Its text, undefined when there is none yet. */
+  expected: string | undefined;
+}
+
+/** What a `toMatchAcpSnapshot` run brings to its verdict. */
+export interface SnapshotRun {
+  /** The run's surfaces as snapshot texts (a log only when the agent persisted one). */
+  texts: { stdout: string; workspace: string; log?: string };
+  /** The run recorded the model's calls: what it wrote is what the next replay is compared with. */
+  recording: boolean;
+  /** The run replayed a recording (its log adopts the recorded provider). */
+  replayed: boolean;
+  /** Why the model replay failed, when it did: nothing is written, and no command that writes is suggested. */
+  replayFailure?: string;
+  /** The run's own problems (an agent that did not exit...). */
+  problems: readonly string[];
+}
+
+/** Options of {@link snapshotVerdict}. */
+export interface SnapshotVerdictOptions {
+  /** Playwright's `--update-snapshots` mode. */
+  updateSnapshots: FullConfig['updateSnapshots'];
+  /** The test's title: the accept command selects it. */
+  title: string;
+  /** The snapshot directory, for the message of a pass (`.not`). */
+  dir: string;
+}
+
+/** The verdict of `toMatchAcpSnapshot`. */
+export interface SnapshotVerdict {
+  pass: boolean;
+  message: string;
+  /** Each surface compared (the expected text as compared: what a diff shows). */
+  compared: SurfaceComparison[];
+  /** The snapshot files to write, as `--update-snapshots` (or recording) says. */
+  writes: Array<{ surface: Surface; text: string }>;
+  /** The surfaces that differ and were left as they are: each one's diff is what a reviewer needs. */
+  differs: SurfaceComparison[];
+}
+
+/**
+ * Judges a run against its `toMatchAcpSnapshot` files the way `toMatchSnapshot` does: a missing snapshot is
+ * written unless the mode is `none`, `all` and `changed` rewrite what differs, a recording rewrites
+ * everything it changed, and a failed model replay writes nothing (its surfaces show the failure).
+ */
+export function snapshotVerdict(
+  run: SnapshotRun,
+  files: readonly SnapshotFile[],
+  opts: SnapshotVerdictOptions,
+): SnapshotVerdict {
+  const mode = opts.updateSnapshots;
+  const failed = run.replayFailure !== undefined;
+  const compared: SurfaceComparison[] = [];
+  const writes: SnapshotVerdict['writes'] = [];
+  const differs: SurfaceComparison[] = [];
+  const failures: string[] = [];
+  for (const file of files) {
+    const text = run.texts[file.surface];
+    if (text === undefined) continue;
+    const c = compareSurface(file.surface, file.expected, text, { replayed: run.replayed });
+    compared.push(c);
+    if (c.equal) continue;
+    const write =
+      !failed &&
+      (run.recording ||
+        mode === 'all' ||
+        mode === 'changed' ||
+        (c.expected === undefined && mode !== 'none'));
+    if (write) writes.push({ surface: file.surface, text: c.actual });
+    if (run.recording) continue;
+    if (c.expected === undefined)
+      failures.push(
+        `${file.shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : failed ? ' (not written: the model replay failed)' : ' (run with --update-snapshots to write it)'}.`,
+      );
+    else if (!write) {
+      differs.push(c);
+      failures.push(snapshotFileMismatch(file.shown, c.expected, c.actual, c.cause));
+    }
+  }
+  const pass = failures.length === 0 && run.problems.length === 0 && !failed;
+  const message = pass
+    ? `the ACP run matches its snapshots (${opts.dir}/)`
+    : [
+        ...(failed
+          ? [
+              run.replayFailure,
+              failures.length > 0
+                ? 'The snapshots below differ after a failed model replay: fix the replay (or record again) first; do not accept them.'
+                : '',
+            ]
+          : []),
+        ...run.problems.map((p) => `problem: ${p}`),
+        ...failures,
+        differs.length > 0 && !failed
+          ? `If the change is intended, accept it: ${acceptSnapshotsCommand(`'${opts.title}'`)} (the diffs are attached).`
+          : '',
+      ]
+        .filter(Boolean)
+        .join('\n');
+  return { pass, message, compared, writes, differs };
 }

@@ -8,8 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand, replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { DriverError, type DriverResult, type StepRunner } from '../driver/driver.js';
+import type { ScenarioRules } from '../profile.js';
 import { rootMap } from '../roots/roots.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS, ALL_ROW_KINDS_SOURCE } from '../rules/guards.js';
@@ -44,6 +45,8 @@ export interface RecordOptions {
   agentCommand: readonly string[];
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
+  /** The agent profiles' `normalize` rules, applied to the scenario's stdout. */
+  rules?: ScenarioRules;
   target: RecordTarget;
   /** Owns the run's generated roots (the test's `runDirs` fixture). */
   dirs: RunDirs;
@@ -130,6 +133,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
       dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.rules ? { rules: opts.rules } : {}),
       apiKey: target.apiKey,
       ...(opts.step ? { step: opts.step } : {}),
       ...(baseUrl ? { baseUrl } : {}),

@@ -9,10 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
 import { replayVerdict } from '../compare/verdict.js';
 import type { StepRunner } from '../driver/driver.js';
+import type { ScenarioRules } from '../profile.js';
 import type { RunDirs } from '../roots/run-dirs.js';
 import { ALL_ROW_KINDS } from '../rules/guards.js';
 import { REPO_ROOT, type ScenarioPaths } from '../scenario/corpus.js';
@@ -30,6 +31,8 @@ export interface RefreshOptions {
   agentCommand: readonly string[];
   /** Named agents a scenario may pick (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
+  /** The agent profiles' `normalize` rules, applied to the scenario's stdout. */
+  rules?: ScenarioRules;
   /** Owns the run's generated roots (the test's `runDirs` fixture). */
   dirs: RunDirs;
   testInfo?: TestInfo;
@@ -49,6 +52,7 @@ export async function refreshScenario(opts: RefreshOptions): Promise<{ changed: 
       dirs: opts.dirs,
       agentCommand: opts.agentCommand,
       ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.rules ? { rules: opts.rules } : {}),
       ...(opts.step ? { step: opts.step } : {}),
     });
   } catch (e) {

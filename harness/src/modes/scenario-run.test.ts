@@ -54,6 +54,33 @@ test('the SDK example scenario is stable across runs: random session ids normali
   expect(a.stdoutText).toContain('"sessionId":"{{sessionId:1}}"');
 });
 
+test("a scenario's stdout gets the normalize rules of the agent it runs, not the project's", async ({
+  agentCommand,
+  agentCommands: agents,
+  runDirs,
+}) => {
+  const paths = scenarioPaths(fixturesDir(), SDK_EXAMPLE);
+  const toolCall = { pattern: '"toolCallId":"call_\\d+"', placeholder: '"toolCallId":"{{call}}"' };
+  const o = await runCorpusScenario({
+    paths,
+    mode: 'replay',
+    dirs: runDirs,
+    agentCommand,
+    agents,
+    rules: {
+      project: { paths: ['/result/agentCapabilities'] },
+      agents: { 'sdk-example': { patterns: [toolCall], paths: ['/result/protocolVersion'] } },
+    },
+  });
+  const committed = await readFile(paths.stdout, 'utf8');
+  expect(committed).toContain('"toolCallId":"call_1"');
+  expect(o.stdoutText).toBe(
+    committed
+      .replace('"protocolVersion":1', '"protocolVersion":"{{volatile}}"')
+      .replace(/"toolCallId":"call_\d+"/g, '"toolCallId":"{{call}}"'),
+  );
+});
+
 test('agentConfig reaches the agent as the file ACP_SNAPSHOT_AGENT_CONFIG names, root placeholders expanded', async ({
   runDirs,
 }) => {

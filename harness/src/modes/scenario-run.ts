@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LogRecord, recordCommand } from '@acp-snapshot/session-log';
-import { stdoutSnapshotText } from '../compare/compare.js';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from '../compare/harvest.js';
 import { persistedLogProblem } from '../compare/log-file.js';
+import { stdoutSnapshotText } from '../compare/surfaces.js';
 import { captureWorkspace } from '../compare/workspace.js';
 import {
   type AgentEnvInput,
@@ -21,6 +21,7 @@ import {
   type StepRunner,
 } from '../driver/driver.js';
 import { orphansMessage, reapOrphans } from '../process/orphans.js';
+import type { ScenarioRules } from '../profile.js';
 import {
   agentRoots,
   createTestRoots,
@@ -64,6 +65,8 @@ export interface RunOptions {
   agentCommand: readonly string[];
   /** Named commands a scenario may pick with `"agent": NAME` (the project's `use.agents`). */
   agents?: Readonly<Record<string, readonly string[]>>;
+  /** The agent profiles' `normalize` rules, applied to the scenario's stdout. */
+  rules?: ScenarioRules;
   step?: StepRunner;
   /** Record mode: the model endpoint and key given to the agent. */
   baseUrl?: string;
@@ -88,6 +91,11 @@ export function scenarioAgentCommand(
     return opts.agentCommand;
   }
   return namedAgentCommand(scenario.agent, file, opts.agents ?? {});
+}
+
+/** The `normalize` rules of the agent a scenario runs: its named agent's, else the project's. */
+function scenarioRules(scenario: Pick<Scenario, 'agent'>, rules: ScenarioRules | undefined) {
+  return scenario.agent === undefined ? rules?.project : rules?.agents?.[scenario.agent];
 }
 
 /** Runs a scenario once and harvests everything; the roots stay, owned by `opts.dirs`. */
@@ -174,7 +182,7 @@ export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
     records: harvested?.records ?? [],
     projected: observed ?? projectHarvested(harvested, roots),
     logSource: harvested ? 'agent' : observed ? 'harness' : 'none',
-    stdoutText: stdoutSnapshotText(result, roots),
+    stdoutText: stdoutSnapshotText(result.stdout, roots, scenarioRules(written, opts.rules)),
     workspaceText: await captureWorkspace({ roots, seedDir: paths.workspace, stdout: result.stdout }),
   };
 }

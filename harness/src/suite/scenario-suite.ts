@@ -11,10 +11,11 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect as baseExpect, type TestInfo } from '@playwright/test';
 import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../compare/causes.js';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/compare.js';
 import { attachConversation } from '../compare/conversation.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { shortError } from '../compare/short-error.js';
-import { driftFindings, type Finding, readExpected, replayVerdict } from '../compare/verdict.js';
+import { readExpected } from '../compare/snapshot-store.js';
+import { driftFindings, type Finding, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
 import { writeTestCause, writeTestWire } from '../coverage/coverage-records.js';
 import { DriverError } from '../driver/driver.js';
@@ -23,7 +24,7 @@ import { recordScenario, recordTargetFor } from '../modes/record.js';
 import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
-import { type AgentProfile, profileCommands } from '../profile.js';
+import { type AgentProfile, profileCommands, profileRules } from '../profile.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
 import { checkSnapshotTrees } from '../rules/snapshot-tree.js';
 import {
@@ -71,6 +72,7 @@ export function scenarioSuite(opts: ScenarioSuiteOptions = {}): void {
           fixtures,
           agentCommand: agentProfile.command,
           agents: profileCommands(agents),
+          rules: profileRules(agentProfile, agents),
           dirs: runDirs,
           testInfo,
           step: <T>(title: string, body: () => Promise<T>, at?: { step: number }) =>

@@ -3,8 +3,10 @@
  * proofs, the failure catalog's harness layer, the conformance runs). Not part of the published package
  * and not a stable API: a user's tests use the package's index.
  */
-export * from '../compare/compare.js';
+export * from '../compare/failure-artifacts.js';
 export * from '../compare/harvest.js';
+export * from '../compare/replay-report.js';
+export * from '../compare/snapshot-store.js';
 export * from '../compare/verdict.js';
 export * from '../conformance/checks/index.js';
 export * from '../conformance/model.js';
