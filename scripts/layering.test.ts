@@ -20,7 +20,13 @@ const PACKAGES: Record<string, readonly string[]> = {
   agent: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
   emulator: ['@acp-snapshot/session-log'],
   'model-http': ['@acp-snapshot/session-log'],
-  harness: ['@acp-snapshot/session-log', '@acp-snapshot/emulator', '@acp-snapshot/model-http'],
+  conformance: ['@acp-snapshot/session-log', '@acp-snapshot/emulator'],
+  harness: [
+    '@acp-snapshot/session-log',
+    '@acp-snapshot/emulator',
+    '@acp-snapshot/model-http',
+    '@acp-snapshot/conformance',
+  ],
   e2e: [
     '@acp-snapshot/playwright',
     '@acp-snapshot/session-log',
@@ -41,7 +47,14 @@ const BUNDLED = ['harness'];
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
 /** Packages any test may use besides its own package's allow-list: the model emulator is a test stand-in. */
 const TEST_PACKAGES = ['@acp-snapshot/emulator', '@acp-snapshot/session-log'];
-const RUNTIME_WITHOUT_TEST_TOOLING = ['session-log', 'replay-plugin', 'agent', 'emulator', 'model-http'];
+const RUNTIME_WITHOUT_TEST_TOOLING = [
+  'session-log',
+  'replay-plugin',
+  'agent',
+  'emulator',
+  'model-http',
+  'conformance',
+];
 
 /**
  * The harness's folders, lowest first: a folder imports only folders before it. Top-level files count as
@@ -60,7 +73,6 @@ const HARNESS_LAYERS = [
   'rules',
   'modes',
   'model',
-  'conformance',
   'fixtures.ts',
   'matchers.ts',
   'suite',
