@@ -6,7 +6,6 @@
 export type { Check, CheckLevel, CheckStatus, Timeouts, TurnKind } from './check.js';
 export { ALL_CHECKS, checkById } from './checks/index.js';
 export { runConformanceCli } from './cli.js';
-export { type ChildEnd, type PipedChild, spawnPiped } from './piped-child.js';
 export {
   type ConformanceProfile,
   loadProfile,

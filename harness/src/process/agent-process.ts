@@ -6,7 +6,7 @@
  */
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawnPiped } from '@acp-snapshot/conformance';
+import { spawnPiped } from '@acp-snapshot/conformance/process';
 import {
   clipText,
   cutText,
