@@ -28,9 +28,7 @@ function writeProfile(profile: unknown): string {
 
 test('prints a passing report and exits 0 for a conforming agent', async () => {
   const r = await runCli(['--only', 'initialize.version-echo,jsonrpc.unknown-method', 'node', FAKE]);
-  expect(r.stderr).toContain(
-    'ACP conformance: 2 checks against node conformance/src/testing/fake-agent.mjs',
-  );
+  expect(r.stderr).toContain('ACP conformance: 2 checks against node conformance/src/testing/fake-agent.mjs');
   expect(r.stdout).toContain('agent: fake-agent 1.0.0\n');
   expect(r.stdout).toContain(
     'deadline scale 1 (request 10000 ms, turn 30000 ms, exit 5000 ms, progress 5000 ms)',
