@@ -20,7 +20,7 @@ import { REPO_ROOT } from '../scenario/corpus.js';
 import { SDK_EXAMPLE_AGENT } from './sdk-example.js';
 
 /** Our reference agent's bundle. */
-export const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
+const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 
 /** The SDK 1.9 example agent, run as `node .../examples/agent.js`. */
 export function sdkExampleTarget(): AgentTarget {
@@ -61,7 +61,7 @@ const TURN_SCRIPTS: Record<TurnKind, unknown[]> = {
 };
 
 /** Emulator script entries for a check's turns, in order. */
-export function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
+function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
   return turns.flatMap((kind) => TURN_SCRIPTS[kind]);
 }
 
@@ -122,7 +122,7 @@ function toolCallChunks(name: string, args: Record<string, unknown>): StreamChun
 }
 
 /** The override calls for a check's turns, in order (served positionally, no request expectations). */
-export function overrideCalls(turns: readonly TurnKind[]): unknown[] {
+function overrideCalls(turns: readonly TurnKind[]): unknown[] {
   return turns.flatMap((kind) => TURN_OVERRIDES[kind]);
 }
 
