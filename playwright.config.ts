@@ -6,9 +6,9 @@ import {
   scenarioProjects,
 } from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
-import { SDK_EXAMPLE_AGENT } from './harness/src/conformance/sdk-example.js';
 import { profileCommands } from './harness/src/profile.js';
 import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
+import { SDK_EXAMPLE_AGENT } from './harness/src/testing/sdk-example.js';
 import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;
@@ -90,7 +90,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       default: false,
       testDir: '.',
       testMatch: [
-        '{session-log,replay-plugin,agent,harness,emulator,model-http}/src/**/*.test.ts',
+        '{session-log,replay-plugin,agent,conformance,harness,emulator,model-http}/src/**/*.test.ts',
         'agent/test/**/*.spec.ts',
         'scripts/**/*.test.ts',
         'e2e/**/*.test.ts',

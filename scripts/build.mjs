@@ -24,6 +24,9 @@ const HARNESS_ALIAS = {
   '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
   '@acp-snapshot/emulator': join(root, 'emulator/src/index.ts'),
   '@acp-snapshot/model-http': join(root, 'model-http/src/index.ts'),
+  '@acp-snapshot/conformance': join(root, 'conformance/src/index.ts'),
+  // The process spawn alone (the driver's), without the kit (esbuild takes the exact key before the prefix).
+  '@acp-snapshot/conformance/process': join(root, 'conformance/src/piped-child.ts'),
 };
 /** How the agent is bundled (shared with the SDK floor of the agent bench). */
 const AGENT_BUNDLE = {
@@ -59,6 +62,14 @@ const entries = [
   { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
   { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
   { in: 'model-http/src/index.ts', out: 'model-http/dist/index.js' },
+  // The conformance kit as this repository's suite loads it; the harness inlines it from source (HARNESS_ALIAS).
+  {
+    in: 'conformance/src/index.ts',
+    out: 'conformance/dist/index.js',
+    // The emulator's dist is a bundle itself: imported at run time, not bundled again.
+    external: ['@acp-snapshot/session-log', '@acp-snapshot/emulator', 'zod'],
+  },
+  { in: 'conformance/src/piped-child.ts', out: 'conformance/dist/process.js' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {

@@ -32,7 +32,13 @@ const PACKAGES: Record<string, readonly string[]> = {
   agent: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
   emulator: ['@acp-snapshot/session-log'],
   'model-http': ['@acp-snapshot/session-log'],
-  harness: ['@acp-snapshot/session-log', '@acp-snapshot/emulator', '@acp-snapshot/model-http'],
+  conformance: ['@acp-snapshot/session-log', '@acp-snapshot/emulator'],
+  harness: [
+    '@acp-snapshot/session-log',
+    '@acp-snapshot/emulator',
+    '@acp-snapshot/model-http',
+    '@acp-snapshot/conformance',
+  ],
   e2e: [
     '@acp-snapshot/playwright',
     '@acp-snapshot/session-log',

@@ -2,9 +2,10 @@
  * A built-in profile's initialize check through the `acp` fixture, against a real agent that is not the one
  * the profile expects (the SDK's example agent): the test fails at `initialize`, saying what changed.
  */
-import { SDK_EXAMPLE_AGENT } from '../conformance/sdk-example.js';
+
 import { test as fixtures } from '../fixtures.js';
 import { expect } from '../matchers.js';
+import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
 import { checkInitialize } from './builtin.js';
 
 const expectsQwen = {

@@ -1,11 +1,11 @@
-// The `npm run conformance -- CMD [ARGS...]` command line: prints the report, exit code 1 on failures.
+// `acp-snapshot conformance` (`npm run conformance -- CMD [ARGS...]`): prints the report, exit code 1 on failures.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 
-const FAKE = 'harness/src/conformance/fakes/fake-agent.mjs';
+const FAKE = 'conformance/src/testing/fake-agent.mjs';
 
 // Each run of the command line starts tsx and compiles the schema (seconds on a loaded 2-core machine).
 test.describe.configure({ timeout: 120_000 });
@@ -28,9 +28,7 @@ function writeProfile(profile: unknown): string {
 
 test('prints a passing report and exits 0 for a conforming agent', async () => {
   const r = await runCli(['--only', 'initialize.version-echo,jsonrpc.unknown-method', 'node', FAKE]);
-  expect(r.stderr).toContain(
-    'ACP conformance: 2 checks against node harness/src/conformance/fakes/fake-agent.mjs',
-  );
+  expect(r.stderr).toContain('ACP conformance: 2 checks against node conformance/src/testing/fake-agent.mjs');
   expect(r.stdout).toContain('agent: fake-agent 1.0.0\n');
   expect(r.stdout).toContain(
     'deadline scale 1 (request 10000 ms, turn 30000 ms, exit 5000 ms, progress 5000 ms)',

@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { SDK_EXAMPLE_AGENT } from '../conformance/sdk-example.js';
 import { reapOrphans } from '../process/orphans.js';
 import { createTestRoots, removeTestRoots, rootMap, type TestRoots } from '../roots/roots.js';
 import { expandScenarioRoots, parseScenario, type ScenarioInput } from '../scenario/input.js';
 import type { PromptBlock } from '../scenario/prompt-content.js';
+import { SDK_EXAMPLE_AGENT } from '../testing/sdk-example.js';
 import { agentEnv, DriverError, type DriverOptions, driveScenario } from './driver.js';
 
 const exampleAgent = [process.execPath, SDK_EXAMPLE_AGENT];

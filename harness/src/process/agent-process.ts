@@ -6,6 +6,7 @@
  */
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnPiped } from '@acp-snapshot/conformance/process';
 import {
   clipText,
   cutText,
@@ -18,7 +19,6 @@ import {
 import * as acp from '@agentclientprotocol/sdk';
 import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
 import type { ExitPolicy } from '../profile.js';
-import { spawnPiped } from './piped-child.js';
 
 /** The longest stdout line read (the SDK's own default message limit). */
 const MAX_LINE_BYTES = 32 * 2 ** 20;

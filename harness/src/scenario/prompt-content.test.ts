@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { checkDef, SCHEMA_PATH } from '@acp-snapshot/conformance';
 import { expect, test } from '@playwright/test';
 import type { z } from 'zod';
-import { checkDef, SCHEMA_PATH } from '../conformance/schema.js';
 import { PromptBlock, undeclaredBlock } from './prompt-content.js';
 
 type Def = { properties?: Record<string, unknown>; allOf?: { $ref: string }[]; anyOf?: Def[]; oneOf?: Def[] };

@@ -3,17 +3,20 @@
  * proofs, the failure catalog's harness layer, the conformance runs). Not part of the published package
  * and not a stable API: a user's tests use the package's index.
  */
+// What the conformance runs (e2e/conformance) use of the kit, @acp-snapshot/conformance.
+export {
+  type AgentTarget,
+  ALL_CHECKS,
+  loadProfile,
+  parseProfile,
+  profileTarget,
+  runCheck,
+} from '@acp-snapshot/conformance';
 export * from '../compare/failure-artifacts.js';
 export * from '../compare/harvest.js';
 export * from '../compare/replay-report.js';
 export * from '../compare/snapshot-store.js';
 export * from '../compare/verdict.js';
-export * from '../conformance/checks/index.js';
-export * from '../conformance/model.js';
-export * from '../conformance/profile-target.js';
-export * from '../conformance/runner.js';
-export * from '../conformance/sdk-example.js';
-export * from '../conformance/targets.js';
 export * from '../driver/driver.js';
 export * from '../modes/fixture-write.js';
 export * from '../modes/record.js';
@@ -29,5 +32,7 @@ export * from '../roots/run-dirs.js';
 export * from '../rules/guards.js';
 export * from '../scenario/corpus.js';
 export * from '../scenario/input.js';
+export * from './conformance-targets.js';
 export * from './packed-harness.js';
+export * from './sdk-example.js';
 export * from './suite-test.js';

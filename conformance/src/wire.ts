@@ -6,7 +6,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import { type ChildEnd, spawnPiped } from '../process/piped-child.js';
+import { type ChildEnd, spawnPiped } from './piped-child.js';
 
 /** A JSON-RPC id as ACP allows it. */
 export type RpcId = number | string | null;

@@ -1,15 +1,14 @@
 /**
- * Agent profiles (harness/src/profile.ts, the same object a user writes for the harness) as conformance
- * targets: the profile's command, its env and HOME files (placed in every check's fresh HOME), exitGraceMs
- * and settleMs. Env values and HOME files may name `{{modelBaseUrl}}` (the kit then starts its prompt-aware
- * model stand-in for each check and puts its URL there), `{{home}}`, `{{cwd}}` and `{{tmp}}`.
+ * Agent profiles (the object a user writes for the harness, its `AgentProfile`) as conformance targets: the
+ * profile's command, its env and HOME files (placed in every check's fresh HOME), exitGraceMs and settleMs.
+ * Env values and HOME files may name `{{modelBaseUrl}}` (the kit then starts its prompt-aware model stand-in
+ * for each check and puts its URL there), `{{home}}`, `{{cwd}}` and `{{tmp}}`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { placeholderPattern } from '@acp-snapshot/session-log';
 import { z } from 'zod';
-import type { AgentProfile } from '../profile.js';
 import { type ModelStandIn, STAND_IN_TEXT, startModelStandIn } from './model.js';
 import type { AgentTarget, PreparedTarget, PrepareInput } from './runner.js';
 
@@ -34,11 +33,17 @@ const ProfileShape = z.looseObject({
     .optional(),
 });
 
+/**
+ * The part of an agent profile the kit reads. The harness's `AgentProfile` is one (its other fields, e.g.
+ * normalize, are the harness's and pass through untouched).
+ */
+export type ConformanceProfile = z.infer<typeof ProfileShape>;
+
 const TEMPLATE = placeholderPattern('', 'g');
 const KNOWN_VARS = ['modelBaseUrl', 'home', 'cwd', 'tmp'];
 
 /** Validates a profile value; the error names the source, each field and what to write instead. */
-export function parseProfile(value: unknown, source: string): AgentProfile {
+export function parseProfile(value: unknown, source: string): ConformanceProfile {
   const r = ProfileShape.safeParse(value);
   if (!r.success) {
     const problems = r.error.issues.map((i) => `${i.path.join('.') || '(profile)'}: ${i.message}`);
@@ -47,7 +52,7 @@ export function parseProfile(value: unknown, source: string): AgentProfile {
         'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } (harness/src/profile.ts).',
     );
   }
-  const profile = r.data as AgentProfile;
+  const profile: ConformanceProfile = r.data;
   for (const [where, text] of templated(profile)) {
     for (const m of text.matchAll(TEMPLATE))
       if (!KNOWN_VARS.includes(m[1]!))
@@ -60,7 +65,7 @@ export function parseProfile(value: unknown, source: string): AgentProfile {
 }
 
 /** Every templated string of a profile with where it is. */
-function templated(profile: AgentProfile): [string, string][] {
+function templated(profile: ConformanceProfile): [string, string][] {
   return [
     ...Object.entries(profile.env ?? {}).map(([k, v]): [string, string] => [`env.${k}`, v]),
     ...Object.entries(profile.home ?? {}).map(([k, v]): [string, string] => [`home["${k}"]`, v]),
@@ -81,7 +86,7 @@ function homePath(home: string, rel: string, source: string): string {
  * Loads a profile file: `.json` (the profile object), or `.ts` / `.mjs` / `.js` (its default export, or an
  * export named `profile`).
  */
-export async function loadProfile(file: string): Promise<AgentProfile> {
+export async function loadProfile(file: string): Promise<ConformanceProfile> {
   const abs = resolve(file);
   let value: unknown;
   if (extname(abs) === '.json') {
@@ -106,7 +111,7 @@ export async function loadProfile(file: string): Promise<AgentProfile> {
 }
 
 /** Whether a profile routes its model to the stand-in. */
-function usesModel(profile: AgentProfile): boolean {
+function usesModel(profile: ConformanceProfile): boolean {
   return templated(profile).some(([, text]) => text.includes('{{modelBaseUrl}}'));
 }
 
@@ -125,7 +130,7 @@ export interface ProfileTargetOptions {
 }
 
 /** A conformance target for a profile. */
-export function profileTarget(profile: AgentProfile, opts: ProfileTargetOptions = {}): AgentTarget {
+export function profileTarget(profile: ConformanceProfile, opts: ProfileTargetOptions = {}): AgentTarget {
   const [command, ...args] = profile.command as [string, ...string[]];
   const name = opts.name ?? profile.command.join(' ');
   const extraEnv = opts.extraEnv ?? {};

@@ -1,6 +1,7 @@
 /**
- * An agent's process: spawned detached (its own process group, so the harness can signal everything it
- * started) with exactly the given environment and a pipe on each stdio stream.
+ * An agent's process: spawned detached (its own process group, so whoever started it, the harness's driver
+ * or the kit's client, can signal everything it started) with exactly the given environment and a pipe on
+ * each stdio stream.
  *
  * node:child_process rather than execa: these are its two features used here, and execa's ~100 modules cost
  * every Playwright worker ~0.4 s to load (a red run pays a worker start per failing test).

@@ -1,15 +1,14 @@
 // Proves each conformance check can fail: the fake agent passes every check, and each deliberate flaw
 // makes the check that targets it fail for the right reason.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { REPO_ROOT } from '../scenario/corpus.js';
 import { scaleTimeouts, type Timeouts } from './check.js';
 import { ALL_CHECKS, checkById } from './checks/index.js';
-import { loadProfile, parseProfile, profileTarget } from './profile-target.js';
+import { parseProfile, profileTarget } from './profile-target.js';
 import { runCheck, runChecks } from './runner.js';
-import { FAKE_AGENT, fakeTarget } from './targets.js';
+import { FAKE_AGENT, fakeTarget } from './testing/fake-target.js';
 
 /** Short deadlines: the fake answers at once, so a wait that runs out means a missing message. */
 const FAST: Timeouts = { request: 3_000, turn: 5_000, exit: 2_000, progress: 2_000 };
@@ -359,28 +358,4 @@ test.describe('agent profiles as targets', () => {
       /^the agent asked the model stand-in for POST \/v1\/embeddings, which it does not serve \(the check saw: skip: the agent called no tool/,
     );
   });
-});
-
-test('the committed agent profiles under targets/ are valid profiles that route the model to the stand-in', async () => {
-  // Our agent's profile, and the built-in profiles of the four agents on npm with the agent installed in its
-  // example project (`node scripts/examples.mjs`); without it, loading says so.
-  const dir = join(REPO_ROOT, 'e2e', 'conformance', 'targets');
-  const files = readdirSync(dir).sort();
-  expect(files).toEqual([
-    'acp-snapshot-agent.ts',
-    'claude-agent-acp.ts',
-    'codex-acp.ts',
-    'gemini-cli.ts',
-    'qwen-code.ts',
-  ]);
-  for (const f of files) {
-    const example = join(REPO_ROOT, 'examples', f.replace(/\.ts$/, ''));
-    if (f !== 'acp-snapshot-agent.ts' && !existsSync(join(example, 'node_modules'))) {
-      await expect(loadProfile(join(dir, f)), f).rejects.toThrow(/the agent is not installed/);
-      continue;
-    }
-    const profile = await loadProfile(join(dir, f));
-    const text = JSON.stringify([profile.env, profile.home]);
-    expect(text, f).toContain('{{modelBaseUrl}}');
-  }
 });

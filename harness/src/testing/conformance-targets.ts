@@ -1,7 +1,11 @@
-/** The agents this repository runs the conformance suite against. */
+/**
+ * The agents this repository runs the conformance suite against (e2e/conformance): the SDK example and our
+ * agent with the harness's env contract, in record mode against the emulator and in replay mode.
+ */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { AgentTarget, PrepareInput, TurnKind } from '@acp-snapshot/conformance';
+import { plainTargetEnv } from '@acp-snapshot/conformance/testing';
 import { startEmulator } from '@acp-snapshot/emulator';
 import {
   buildHeader,
@@ -11,24 +15,12 @@ import {
   serializeLog,
   textChunk,
 } from '@acp-snapshot/session-log';
-import { type AgentEnvInput, agentEnv } from '../driver/driver.js';
+import { type AgentEnvInput, agentEnv } from '../process/agent-env.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
-import type { TurnKind } from './check.js';
-import type { AgentTarget, PrepareInput } from './runner.js';
 import { SDK_EXAMPLE_AGENT } from './sdk-example.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-
 /** Our reference agent's bundle. */
-export const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
-/** The deliberately broken fake agent used to prove each check can fail. */
-export const FAKE_AGENT = join(here, 'fakes', 'fake-agent.mjs');
-
-function baseEnv(root: string): Record<string, string | undefined> {
-  const home = join(root, 'home');
-  mkdirSync(home, { recursive: true });
-  return { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', TZ: 'UTC' };
-}
+const OUR_AGENT = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 
 /** The SDK 1.9 example agent, run as `node .../examples/agent.js`. */
 export function sdkExampleTarget(): AgentTarget {
@@ -36,14 +28,14 @@ export function sdkExampleTarget(): AgentTarget {
     name: 'sdk-1.9-example',
     command: process.execPath,
     args: [SDK_EXAMPLE_AGENT],
-    prepare: async ({ root }) => ({ env: baseEnv(root), dispose: async () => {} }),
+    prepare: async ({ root }) => ({ env: plainTargetEnv(root), dispose: async () => {} }),
   };
 }
 
-/** Emulator script entries that make a model behave as each kind of turn asks. */
 /** What the scripted model answers a simple turn with. */
 const SIMPLE_TEXT = 'Hello from the conformance model.';
 
+/** Emulator script entries that make a model behave as each kind of turn asks. */
 const TURN_SCRIPTS: Record<TurnKind, unknown[]> = {
   simple: [{ reply: { text: SIMPLE_TEXT } }],
   // Streams a little text (a visible sign of progress), then stalls until the agent cancels the request.
@@ -69,7 +61,7 @@ const TURN_SCRIPTS: Record<TurnKind, unknown[]> = {
 };
 
 /** Emulator script entries for a check's turns, in order. */
-export function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
+function emulatorResponses(turns: readonly TurnKind[]): unknown[] {
   return turns.flatMap((kind) => TURN_SCRIPTS[kind]);
 }
 
@@ -130,7 +122,7 @@ function toolCallChunks(name: string, args: Record<string, unknown>): StreamChun
 }
 
 /** The override calls for a check's turns, in order (served positionally, no request expectations). */
-export function overrideCalls(turns: readonly TurnKind[]): unknown[] {
+function overrideCalls(turns: readonly TurnKind[]): unknown[] {
   return turns.flatMap((kind) => TURN_OVERRIDES[kind]);
 }
 
@@ -163,7 +155,7 @@ export function ourAgentReplayTarget(): AgentTarget {
 }
 
 /**
- * The harness's env contract for our agent in one check (harness/src/driver/driver.ts `agentEnv`): a workspace with a
+ * The harness's env contract for our agent in one check (`agentEnv`): a workspace with a
  * README to read, and fresh persistence, spill and home directories under the check's root.
  */
 function ourAgentEnv(
@@ -182,18 +174,4 @@ function ourAgentEnv(
 /** True when our agent's bundle exists (it is built by `npm run build`). */
 export function ourAgentBuilt(): boolean {
   return existsSync(OUR_AGENT);
-}
-
-/** The fake agent with one flaw switched on (or none): `node fakes/fake-agent.mjs`. */
-export function fakeTarget(flaw?: string): AgentTarget {
-  return {
-    name: `fake-agent${flaw ? `[${flaw}]` : ''}`,
-    command: process.execPath,
-    args: [FAKE_AGENT],
-    prepare: async ({ root, turns }) => ({
-      env: { ...baseEnv(root), FAKE_TURNS: turns.join(','), ...(flaw && { FAKE_FLAW: flaw }) },
-      modelText: 'Hello from the fake agent.',
-      dispose: async () => {},
-    }),
-  };
 }

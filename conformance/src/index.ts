@@ -1,0 +1,26 @@
+/**
+ * @acp-snapshot/conformance: the ACP v1 conformance kit for any agent command over stdio (docs/conformance.md).
+ * Its checks, the runner that runs them against a target, agent profiles as targets with the prompt-aware
+ * model stand-in, and the command line the harness runs as `acp-snapshot conformance`. The agent's process
+ * spawn alone is `@acp-snapshot/conformance/process`.
+ */
+export type { Check, TurnKind } from './check.js';
+export { ALL_CHECKS } from './checks/index.js';
+export { runConformanceCli } from './cli.js';
+export {
+  type ConformanceProfile,
+  loadProfile,
+  type ProfileTargetOptions,
+  parseProfile,
+  profileTarget,
+} from './profile-target.js';
+export {
+  type AgentTarget,
+  type CheckResult,
+  formatTable,
+  type PreparedTarget,
+  type PrepareInput,
+  runCheck,
+  runChecks,
+} from './runner.js';
+export { checkDef, SCHEMA_PATH } from './schema.js';
