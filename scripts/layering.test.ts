@@ -15,14 +15,21 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** The workspace packages each top folder may import by name (its own name is always allowed). */
 const PACKAGES: Record<string, readonly string[]> = {
-  'session-log': [],
-  'replay-plugin': ['@acp-snapshot/session-log'],
-  agent: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
-  emulator: ['@acp-snapshot/session-log'],
-  'model-http': ['@acp-snapshot/session-log'],
-  harness: ['@acp-snapshot/session-log', '@acp-snapshot/emulator', '@acp-snapshot/model-http'],
+  core: [],
+  'session-log': ['@acp-snapshot/core'],
+  'replay-plugin': ['@acp-snapshot/core', '@acp-snapshot/session-log'],
+  agent: ['@acp-snapshot/core', '@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
+  emulator: ['@acp-snapshot/core'],
+  'model-http': ['@acp-snapshot/core'],
+  harness: [
+    '@acp-snapshot/core',
+    '@acp-snapshot/session-log',
+    '@acp-snapshot/emulator',
+    '@acp-snapshot/model-http',
+  ],
   e2e: [
     '@acp-snapshot/playwright',
+    '@acp-snapshot/core',
     '@acp-snapshot/session-log',
     '@acp-snapshot/emulator',
     '@acp-snapshot/model-http',
@@ -40,8 +47,15 @@ const BUNDLED = ['harness'];
 /** Test-only packages: runtime code (not a test, not a `testing/` helper) of the bottom packages imports none. */
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
 /** Packages any test may use besides its own package's allow-list: the model emulator is a test stand-in. */
-const TEST_PACKAGES = ['@acp-snapshot/emulator', '@acp-snapshot/session-log'];
-const RUNTIME_WITHOUT_TEST_TOOLING = ['session-log', 'replay-plugin', 'agent', 'emulator', 'model-http'];
+const TEST_PACKAGES = ['@acp-snapshot/core', '@acp-snapshot/emulator', '@acp-snapshot/session-log'];
+const RUNTIME_WITHOUT_TEST_TOOLING = [
+  'core',
+  'session-log',
+  'replay-plugin',
+  'agent',
+  'emulator',
+  'model-http',
+];
 
 /**
  * The harness's folders, lowest first: a folder imports only folders before it. Top-level files count as

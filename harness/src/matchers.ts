@@ -7,7 +7,7 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { acceptSnapshotsCommand } from '@acp-snapshot/session-log';
+import { acceptSnapshotsCommand } from '@acp-snapshot/core';
 import { expect as base, type TestInfo, test } from '@playwright/test';
 import { jsonLinesCause } from './compare/causes.js';
 import { attachConversation } from './compare/conversation.js';

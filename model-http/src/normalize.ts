@@ -1,9 +1,10 @@
 /**
  * Request normalization: what of a model request is volatile between a recording and its replay is
  * replaced by placeholders before the request is fingerprinted and stored. Roots use the one rule of
- * session-log (roots.ts), claude's dashed spelling of each directory included; dates, ids (by JSON
+ * @acp-snapshot/core (roots.ts), claude's dashed spelling of each directory included; dates, ids (by JSON
  * path or pattern) and custom functions are pluggable. Headers are ignored unless named.
  */
+
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
@@ -14,7 +15,7 @@ import {
   type RootSpelling,
   rootAliases,
   type VolatileRoots,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import { type CredentialOptions, scrubCredentials } from './credentials.js';
 import { AUTH_HEADERS, scrubPath } from './formats.js';
 

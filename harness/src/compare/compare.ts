@@ -10,7 +10,7 @@ import {
   type ReplayReport,
   refreshCommand,
   updateSnapshotsCommand,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import { expect, type TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { DriverError, type DriverResult } from '../driver/driver.js';

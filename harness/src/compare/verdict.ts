@@ -7,7 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { recordCommand } from '@acp-snapshot/session-log';
+import { recordCommand } from '@acp-snapshot/core';
 import { normalizeJsonlText } from '../normalize/normalize.js';
 import type { ScenarioPaths } from '../scenario/corpus.js';
 import {

@@ -1,16 +1,11 @@
 /** The agents this repository runs the conformance suite against. */
+
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StreamChunk } from '@acp-snapshot/core';
 import { startEmulator } from '@acp-snapshot/emulator';
-import {
-  buildHeader,
-  finishChunk,
-  makeRecords,
-  type StreamChunk,
-  serializeLog,
-  textChunk,
-} from '@acp-snapshot/session-log';
+import { buildHeader, finishChunk, makeRecords, serializeLog, textChunk } from '@acp-snapshot/session-log';
 import { type AgentEnvInput, agentEnv } from '../driver/driver.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import type { TurnKind } from './check.js';

@@ -1,4 +1,4 @@
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentProcess, AgentSpawnError, type StdoutLine, StdoutViolation } from '../process/agent-process.js';
 import { processesInside, startedAndLingering } from '../process/orphans.js';

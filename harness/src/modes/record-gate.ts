@@ -2,11 +2,12 @@
  * Record and refresh: who may record (key gating, CI refusal), scrubbing secrets before anything
  * reaches disk, and writing a scenario's fixtures and sidecars.
  */
+
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { RootReplacer } from '@acp-snapshot/core';
 import { scrubCredentials } from '@acp-snapshot/model-http';
-import { RootReplacer } from '@acp-snapshot/session-log';
 import { machineRoots } from '../roots/roots.js';
 import { isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 

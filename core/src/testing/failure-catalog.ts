@@ -321,7 +321,7 @@ export function failureCase(id: string): FailureCase {
   const found = FAILURE_CATALOG.find((c) => c.id === id);
   if (!found) {
     throw new Error(
-      `unknown failure case "${id}" (known: ${FAILURE_CATALOG.map((c) => c.id).join(', ')}); cases are defined in session-log/src/testing/failure-catalog.ts`,
+      `unknown failure case "${id}" (known: ${FAILURE_CATALOG.map((c) => c.id).join(', ')}); cases are defined in core/src/testing/failure-catalog.ts`,
     );
   }
   return found;
