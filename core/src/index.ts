@@ -71,3 +71,12 @@ export {
   Utf8Error,
   utf8ProblemMessage,
 } from './utf8.js';
+export {
+  CREDENTIAL_HEADERS,
+  CREDENTIAL_QUERY,
+  credentialHeader,
+  errorEnvelope,
+  type WireFormat,
+  wireFormatOf,
+  wireFormatRoute,
+} from './wire-format.js';

@@ -3,6 +3,7 @@
 // Messages, Gemini), and injects failures.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WireFormat as FormatName } from '@acp-snapshot/core';
 import { defaultFormat, formatFor, ROUTE_LIST } from './format.js';
 import {
   loadScript,
@@ -16,7 +17,7 @@ import {
 } from './script.js';
 import { applyVars, type RoleText, resolveVars, usedVars, VarNotFound } from './template.js';
 import { type Frame, framesBefore, type ResponseIdentity } from './wire.js';
-import type { FormatName, WireFormat } from './wire-format.js';
+import type { FormatAdapter as WireFormat } from './wire-format.js';
 
 /** How to start an emulator: a script value (validated here) or a script file. */
 export interface EmulatorOptions {

@@ -8,6 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
+  CREDENTIAL_HEADERS,
   canonicalJson,
   dashedPath,
   placeholderName,
@@ -17,7 +18,7 @@ import {
   type VolatileRoots,
 } from '@acp-snapshot/core';
 import { type CredentialOptions, scrubCredentials } from './credentials.js';
-import { AUTH_HEADERS, scrubPath } from './formats.js';
+import { scrubPath } from './formats.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -241,7 +242,7 @@ export class RequestNormalizer {
       }
     }
     for (const h of options.headers ?? [])
-      if (AUTH_HEADERS.has(h.toLowerCase()))
+      if (CREDENTIAL_HEADERS.has(h.toLowerCase()))
         throw new Error(`normalize.headers: "${h}" carries a credential and is never matched or stored`);
     this.headerNames = (options.headers ?? []).map((h) => h.toLowerCase()).sort();
   }
