@@ -90,7 +90,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       default: false,
       testDir: '.',
       testMatch: [
-        '{session-log,replay-plugin,agent,conformance,harness,emulator,model-http}/src/**/*.test.ts',
+        '{core,session-log,replay-plugin,agent,conformance,harness,emulator,model-http}/src/**/*.test.ts',
         'agent/test/**/*.spec.ts',
         'scripts/**/*.test.ts',
         'e2e/**/*.test.ts',
@@ -98,7 +98,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       testIgnore: ['**/node_modules/**'],
     },
     {
-      // The failure catalog (session-log/src/testing/failure-catalog.ts) through the full harness: replayed by the replay agent
+      // The failure catalog (core/src/testing/failure-catalog.ts) through the full harness: replayed by the replay agent
       // (harness.spec.ts), and recorded by the record-overlay agent against the emulator (harness-record.spec.ts).
       name: 'failures',
       default: false,

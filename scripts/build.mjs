@@ -1,5 +1,5 @@
 // Bundles the runnable parts (the agent, its plugins, the packages they load at run time) with esbuild.
-// session-log is external everywhere so the agent and every plugin share one copy of it at run time.
+// core and session-log are external everywhere so the agent and every plugin share one copy of each at run time.
 import {
   chmodSync,
   existsSync,
@@ -21,6 +21,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core', 'zod'];
 // From source: the packages' dist are bundles themselves (built in parallel with these).
 const HARNESS_ALIAS = {
+  '@acp-snapshot/core': join(root, 'core/src/index.ts'),
   '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
   '@acp-snapshot/emulator': join(root, 'emulator/src/index.ts'),
   '@acp-snapshot/model-http': join(root, 'model-http/src/index.ts'),
@@ -33,11 +34,13 @@ const AGENT_BUNDLE = {
   splitting: true,
   external: [],
   alias: {
+    '@acp-snapshot/core': join(root, 'core/src/index.ts'),
     '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
     '@acp-snapshot/llm-replay': join(root, 'replay-plugin/src/index.ts'),
   },
 };
 const entries = [
+  { in: 'core/src/index.ts', out: 'core/dist/index.js' },
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
   { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
   // The agent and its bundled plugins: one build with code splitting, so the ACP SDK, zod and session-log
@@ -138,6 +141,7 @@ await Promise.all(
         // zod is shared too: bundling it into every bundle made the agent evaluate it three times at start-up.
         ...(e.alias ? { alias: e.alias } : {}),
         external: e.external ?? [
+          '@acp-snapshot/core',
           '@acp-snapshot/session-log',
           '@acp-snapshot/llm-replay',
           './plugins/*',

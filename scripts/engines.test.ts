@@ -88,6 +88,7 @@ test(`every installed package admits the lowest Node the project declares (${roo
     'harness',
     'model-http',
     'emulator',
+    'core',
     'session-log',
     'agent',
     'replay-plugin',

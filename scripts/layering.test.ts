@@ -27,13 +27,15 @@ const ROOT = resolve(import.meta.dirname, '..');
  * one line here (and its name in the lines of the folders that import it); its package.json must agree.
  */
 const PACKAGES: Record<string, readonly string[]> = {
-  'session-log': [],
-  'replay-plugin': ['@acp-snapshot/session-log'],
-  agent: ['@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
-  emulator: ['@acp-snapshot/session-log'],
-  'model-http': ['@acp-snapshot/session-log'],
-  conformance: ['@acp-snapshot/session-log', '@acp-snapshot/emulator'],
+  core: [],
+  'session-log': ['@acp-snapshot/core'],
+  'replay-plugin': ['@acp-snapshot/core', '@acp-snapshot/session-log'],
+  agent: ['@acp-snapshot/core', '@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
+  emulator: ['@acp-snapshot/core'],
+  'model-http': ['@acp-snapshot/core'],
+  conformance: ['@acp-snapshot/core', '@acp-snapshot/emulator'],
   harness: [
+    '@acp-snapshot/core',
     '@acp-snapshot/session-log',
     '@acp-snapshot/emulator',
     '@acp-snapshot/model-http',
@@ -41,6 +43,7 @@ const PACKAGES: Record<string, readonly string[]> = {
   ],
   e2e: [
     '@acp-snapshot/playwright',
+    '@acp-snapshot/core',
     '@acp-snapshot/session-log',
     '@acp-snapshot/emulator',
     '@acp-snapshot/model-http',
@@ -58,7 +61,7 @@ const BUNDLED = ['harness'];
 /** Test-only packages: runtime code (not a test, not a `testing/` helper) of the bottom packages imports none. */
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
 /** Packages any test may use besides its own package's allow-list: the model emulator is a test stand-in. */
-const TEST_PACKAGES = ['@acp-snapshot/emulator', '@acp-snapshot/session-log'];
+const TEST_PACKAGES = ['@acp-snapshot/core', '@acp-snapshot/emulator', '@acp-snapshot/session-log'];
 /** Packages whose runtime code may import test tooling (the harness is a Playwright package); no other may. */
 const RUNTIME_WITH_TEST_TOOLING = ['harness'];
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@acp-snapshot/session-log';
+import type { ChatMessage } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { compactionSplit, estimateTokens } from './compaction.js';
 import { Conversation } from './conversation.js';

@@ -1,4 +1,4 @@
-import { type ChatMessage, fingerprintRequest, type LlmRequest, type Usage } from '@acp-snapshot/session-log';
+import { type ChatMessage, fingerprintRequest, type LlmRequest, type Usage } from '@acp-snapshot/core';
 import { untilAborted } from './abort.js';
 import type { CompactionContext } from './turn-context.js';
 import { TurnError } from './turn-error.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { CONTRACT_ENV, handWrittenFileText } from '@acp-snapshot/session-log';
+import { CONTRACT_ENV, handWrittenFileText } from '@acp-snapshot/core';
 import * as z from 'zod';
 
 /** A startup failure caused by configuration; its message names the config key (or file) and the fix. */

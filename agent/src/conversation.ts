@@ -1,4 +1,5 @@
-import type { ChatMessage, SessionEvent } from '@acp-snapshot/session-log';
+import type { ChatMessage } from '@acp-snapshot/core';
+import type { SessionEvent } from '@acp-snapshot/session-log';
 
 /**
  * The conversation the model sees, derived only from persisted events. Live turns and session/load use

@@ -1,4 +1,5 @@
-import type { ChatMessage, LogRecord } from '@acp-snapshot/session-log';
+import type { ChatMessage } from '@acp-snapshot/core';
+import type { LogRecord } from '@acp-snapshot/session-log';
 import { StreamAssembler } from './stream-assembler.js';
 
 /**

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { CONTRACT_ENV, parseRootsEnv, type VolatileRoots } from '@acp-snapshot/session-log';
+import { CONTRACT_ENV, parseRootsEnv, type VolatileRoots } from '@acp-snapshot/core';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';

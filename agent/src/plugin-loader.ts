@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import type { LlmPlugin, LlmPluginFactory } from '@acp-snapshot/session-log';
+import type { LlmPlugin, LlmPluginFactory } from '@acp-snapshot/core';
 import { type AgentConfig, ConfigError } from './config.js';
 
 /** Plugin names the agent knows, and how each module is imported. Replay is only imported when named. */

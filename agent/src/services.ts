@@ -1,4 +1,4 @@
-import type { LlmPlugin, ToolSchema, VolatileRoots } from '@acp-snapshot/session-log';
+import type { LlmPlugin, ToolSchema, VolatileRoots } from '@acp-snapshot/core';
 import type { AgentConfig } from './config.js';
 import type { Clock, IdGenerator } from './seams.js';
 import type { SessionStore } from './session-store.js';

@@ -1,4 +1,5 @@
-import { cutText, type LogRecord, readLogFile } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
+import { type LogRecord, readLogFile } from '@acp-snapshot/session-log';
 import { type ListSessionsResponse, RequestError, type SessionInfo } from '@agentclientprotocol/sdk';
 
 /** Longest session title, in UTF-16 code units (cut at a grapheme boundary). */

@@ -1,4 +1,5 @@
-import type { BodyEvent, VolatileRoots } from '@acp-snapshot/session-log';
+import type { VolatileRoots } from '@acp-snapshot/core';
+import type { BodyEvent } from '@acp-snapshot/session-log';
 import { type ContentBlock, RequestError, type StopReason } from '@agentclientprotocol/sdk';
 import type { Conversation } from './conversation.js';
 import { promptToText } from './prompt-content.js';

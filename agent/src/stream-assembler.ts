@@ -1,4 +1,4 @@
-import type { FinishReason, StreamChunk, ToolCallRequest, Usage } from '@acp-snapshot/session-log';
+import type { FinishReason, StreamChunk, ToolCallRequest, Usage } from '@acp-snapshot/core';
 
 /** Builds one assistant message from a model stream: text, reasoning, tool calls by index, finish. */
 export class StreamAssembler {

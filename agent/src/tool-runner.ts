@@ -1,4 +1,4 @@
-import type { ToolCallRequest } from '@acp-snapshot/session-log';
+import type { ToolCallRequest } from '@acp-snapshot/core';
 import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { TurnCancelled, untilAborted } from './abort.js';
 import { CONFIGURED_MODE } from './session-settings.js';

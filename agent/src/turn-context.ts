@@ -1,4 +1,5 @@
-import type { BodyEvent, VolatileRoots } from '@acp-snapshot/session-log';
+import type { VolatileRoots } from '@acp-snapshot/core';
+import type { BodyEvent } from '@acp-snapshot/session-log';
 import type {
   RequestPermissionRequest,
   RequestPermissionResponse,

@@ -5,8 +5,8 @@ import {
   isLlmProviderError,
   type LlmRequest,
   StreamChunk,
-  type TurnEndKind,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
+import type { TurnEndKind } from '@acp-snapshot/session-log';
 import { RequestError, type StopReason } from '@agentclientprotocol/sdk';
 import { TurnCancelled, untilAborted } from './abort.js';
 import { maybeCompact } from './compaction.js';

@@ -1,12 +1,14 @@
 // Drives the built agent (agent/dist/main.js) as a real child process over stdio with the SDK client,
 // with the scripted fake LLM plugin. Used by the agent's process-level specs.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { readLogFile, type SessionEvent, type StreamChunk } from '@acp-snapshot/session-log';
+import type { StreamChunk } from '@acp-snapshot/core';
+import { readLogFile, type SessionEvent } from '@acp-snapshot/session-log';
 import {
   type ClientConnection,
   client,
@@ -247,7 +249,7 @@ export class AgentProcess {
     index: number;
     turn: number;
     step: number;
-    request: import('@acp-snapshot/session-log').LlmRequest;
+    request: import('@acp-snapshot/core').LlmRequest;
   }[] {
     return readFileSync(this.requestLog, 'utf8')
       .split('\n')

@@ -4,11 +4,12 @@
 // the process serving the next prompt, and lose nothing from the persisted log. killed-mid-turn kills
 // the agent with SIGKILL (while the model streams, and while its bash tool runs) and checks that no
 // process is left behind and that the log reads back and loads in a fresh process.
+
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { type FailureCase, failureCase, failureCasesFor } from '@acp-snapshot/core/testing';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
 import { type LogRecord, readLogFile, type SessionEvent } from '@acp-snapshot/session-log';
-import { type FailureCase, failureCase, failureCasesFor } from '@acp-snapshot/session-log/testing';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
 import { type AgentDirs, AgentProcess, makeDirs, removeDirs, updateKinds } from './agent-process.js';

@@ -1,9 +1,11 @@
 // Replay equals live, for this agent: a session recorded with a scripted model is replayed by the real
 // replay plugin (agent/overlays/replay.json) in another cwd; the client sees the same updates and the
 // re-persisted log holds the same events.
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { replaceRoots, type SessionEvent } from '@acp-snapshot/session-log';
+import { replaceRoots } from '@acp-snapshot/core';
+import type { SessionEvent } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import {
   type AgentDirs,

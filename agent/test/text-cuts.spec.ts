@@ -1,9 +1,10 @@
 // Text the agent cuts to a budget (a bash title, a read_file line, a grep line), with an emoji exactly at
 // each cut, through the real agent process: what the client and the model get is well-formed, and
 // the emoji is left out whole.
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findLoneSurrogate } from '@acp-snapshot/session-log';
+import { findLoneSurrogate } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { AgentProcess, makeDirs, readEvents, removeDirs, textCall, toolCall } from './agent-process.js';
 

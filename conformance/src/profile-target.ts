@@ -4,10 +4,11 @@
  * Env values and HOME files may name `{{modelBaseUrl}}` (the kit then starts its prompt-aware model stand-in
  * for each check and puts its URL there), `{{home}}`, `{{cwd}}` and `{{tmp}}`.
  */
+
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { placeholderPattern } from '@acp-snapshot/session-log';
+import { placeholderPattern } from '@acp-snapshot/core';
 import { z } from 'zod';
 import { type ModelStandIn, STAND_IN_TEXT, startModelStandIn } from './model.js';
 import type { AgentTarget, PreparedTarget, PrepareInput } from './runner.js';

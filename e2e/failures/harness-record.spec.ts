@@ -9,8 +9,10 @@
  * is a normal run records that outcome. A scenario that expects the error (as
  * fixtures/scenarios/provider-401 does) still records it.
  */
+
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/core/testing';
 import {
   expect,
   findingsText,
@@ -29,7 +31,6 @@ import {
   scenarioPaths,
   scrubSecrets,
 } from '@acp-snapshot/playwright/testing';
-import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
 import { killAgentWhenToolRuns } from './kill.js';
 import {

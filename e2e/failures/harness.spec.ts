@@ -5,8 +5,10 @@
  * asserted: the readable message, that it came well within the scenario's budget (no hang), the
  * attached raw stdout / stderr / log, and that nothing the client was told is missing from the log.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/core/testing';
 import {
   attachFailureArtifacts,
   DriverError,
@@ -20,7 +22,6 @@ import {
   type ScenarioPaths,
   type StepRunner,
 } from '@acp-snapshot/playwright/testing';
-import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
 import { unloggedAnnouncements } from './acknowledged.js';
 import { killAgentWhenToolRuns } from './kill.js';

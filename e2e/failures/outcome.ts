@@ -4,9 +4,9 @@
  * log, nothing lost from the log, and the turn/end the log closes the failed turn with.
  */
 
+import type { FailureCase } from '@acp-snapshot/core/testing';
 import { type DriverResult, expect } from '@acp-snapshot/playwright/testing';
 import { parseLogText } from '@acp-snapshot/session-log';
-import type { FailureCase } from '@acp-snapshot/session-log/testing';
 import type { TestInfo } from '@playwright/test';
 import { unloggedAnnouncements } from './acknowledged.js';
 

@@ -7,7 +7,7 @@ import { sendJson, serveReply } from './response-writer.js';
 import type { Script, ScriptEntry } from './script.js';
 import type { ScriptCursor } from './script-cursor.js';
 import { applyVars, resolveVars, usedVars, VarNotFound } from './template.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 /** Answers by a request's content instead of the script's order (EmulatorOptions.respond). */
 export type Responder = (body: Record<string, unknown>, request: LoggedRequest) => ScriptEntry | undefined;
@@ -31,7 +31,7 @@ export interface RoutedRequest {
 export async function answer(
   a: Answerer,
   res: ServerResponse,
-  fmt: WireFormat,
+  fmt: FormatAdapter,
   entry: LoggedRequest,
   body: Record<string, unknown>,
   { path, text, query }: RoutedRequest,

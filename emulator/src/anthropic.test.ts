@@ -104,7 +104,7 @@ test('a streamed reply: message_start, thinking, text and tool_use blocks with t
       delta: { stop_reason: 'tool_use', stop_sequence: null },
       usage: { output_tokens: 30 },
     });
-    expect(emu.requests[0]).toMatchObject({ path: '/v1/messages', format: 'anthropic' });
+    expect(emu.requests[0]).toMatchObject({ path: '/v1/messages', format: 'anthropic-messages' });
     expect(emu.requests[0]!.headers['x-api-key']).toBe('[redacted]');
   });
 });

@@ -1,6 +1,7 @@
 // Anthropic Messages (`POST /v1/messages`): content blocks (thinking, text, tool_use) and the event stream
 // message_start, content_block_start/delta/stop, message_delta, message_stop.
 
+import { errorEnvelope } from '@acp-snapshot/core';
 import type { ScriptChunking, ScriptReply } from './script.js';
 import { type RoleText, roleOf } from './template.js';
 import {
@@ -17,7 +18,7 @@ import {
   splitChars,
   usageFigures,
 } from './wire.js';
-import type { ErrorFields, WireFormat } from './wire-format.js';
+import type { ErrorFields, FormatAdapter } from './wire-format.js';
 
 const PING: Frame = { kind: 'comment', text: 'event: ping\ndata: {"type": "ping"}\n\n' };
 
@@ -175,13 +176,17 @@ function requestMessages(body: Record<string, unknown>): RoleText[] {
 
 function errorObject(status: number, over: ErrorFields) {
   const [type, message] = ERRORS[status] ?? ['api_error', `Emulated error ${status}`];
-  return { type: 'error', error: { type: over.type ?? type, message: over.message ?? message } };
+  return errorEnvelope('anthropic-messages', {
+    status,
+    type: over.type ?? type,
+    message: over.message ?? message,
+  });
 }
 
 const json = (v: unknown) => JSON.stringify(v ?? []);
 
-export const anthropicFormat: WireFormat = {
-  name: 'anthropic',
+export const anthropicFormat: FormatAdapter = {
+  name: 'anthropic-messages',
   streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: requestMessages,

@@ -1,12 +1,12 @@
 import { contentText, roleOf } from './template.js';
 import { completionObject, dataLine, errorBody, frames, streamChunks } from './wire.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 const json = (v: unknown) => JSON.stringify(v ?? []);
 
 /** OpenAI (DeepSeek) Chat Completions: the shapes in wire.ts, unchanged since the fixtures were recorded. */
-export const chatFormat: WireFormat = {
-  name: 'chat',
+export const chatFormat: FormatAdapter = {
+  name: 'openai-chat',
   streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: (body) =>

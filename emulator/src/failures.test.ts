@@ -174,7 +174,7 @@ const STREAMS: Array<{
   pieces: (sse: string) => { text: string[]; args: string[] };
 }> = [
   {
-    format: 'chat',
+    format: 'openai-chat',
     path: '/chat/completions',
     body: request,
     pieces: (sse) => {
@@ -186,7 +186,7 @@ const STREAMS: Array<{
     },
   },
   {
-    format: 'responses',
+    format: 'openai-responses',
     path: '/v1/responses',
     body: { model: 'm', stream: true, input: 'hello' },
     pieces: (sse) => {
@@ -199,7 +199,7 @@ const STREAMS: Array<{
     },
   },
   {
-    format: 'anthropic',
+    format: 'anthropic-messages',
     path: '/v1/messages',
     body: { model: 'm', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] },
     pieces: (sse) => {

@@ -5,7 +5,7 @@ import type { LoggedRequest } from './request-log.js';
 import { sendJson, startSse, write, writeFrames } from './response-writer.js';
 import type { ScriptFail, ScriptReply } from './script.js';
 import { framesBefore, type ResponseIdentity } from './wire.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 /** What a mid-stream failure streams first when its script entry gives no reply. */
 const DEFAULT_PREFIX: ScriptReply = { text: 'Partial answer before the failure.' };
@@ -13,7 +13,7 @@ const DEFAULT_PREFIX: ScriptReply = { text: 'Partial answer before the failure.'
 /** Serves `fail`; a connection the emulator cuts is marked so on the request's log entry. */
 export async function serveFail(
   res: ServerResponse,
-  fmt: WireFormat,
+  fmt: FormatAdapter,
   fail: ScriptFail,
   who: ResponseIdentity,
   stream: boolean,

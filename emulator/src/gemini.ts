@@ -1,6 +1,7 @@
 // Gemini (`POST /v1beta/models/MODEL:generateContent` and `:streamGenerateContent?alt=sse`): candidates with
 // content parts (text, thought text, functionCall), finishReason and usageMetadata on the last chunk.
 
+import { errorEnvelope } from '@acp-snapshot/core';
 import type { ScriptChunking, ScriptReply } from './script.js';
 import { type RoleText, roleOf } from './template.js';
 import {
@@ -13,7 +14,7 @@ import {
   type ResponseIdentity,
   usageFigures,
 } from './wire.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 const METHOD = /:(generateContent|streamGenerateContent)$/;
 
@@ -135,12 +136,12 @@ function requestMessages(body: Record<string, unknown>): RoleText[] {
 
 function errorObject(status: number, over: { message?: string | undefined; type?: string | undefined }) {
   const [name, message] = STATUSES[status] ?? ['UNKNOWN', `Emulated error ${status}`];
-  return { error: { code: status, message: over.message ?? message, status: over.type ?? name } };
+  return errorEnvelope('gemini', { status, message: over.message ?? message, type: over.type ?? name });
 }
 
 const json = (v: unknown) => JSON.stringify(v ?? []);
 
-export const geminiFormat: WireFormat = {
+export const geminiFormat: FormatAdapter = {
   name: 'gemini',
   streams: (_body, path, query) => path.endsWith(':streamGenerateContent') && query.get('alt') === 'sse',
   model: (_body, path) => /\/models\/([^/:]+):/.exec(path)?.[1],

@@ -19,4 +19,3 @@ export {
   type Served,
   startEmulator,
 } from './server.js';
-export type { FormatName } from './wire-format.js';

@@ -1,8 +1,8 @@
 // The emulator's request log: every request it received, as tests assert on them (headers redacted), and
 // waiting for the log to reach a state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WireFormat } from '@acp-snapshot/core';
 import type { ScriptFail } from './script.js';
-import type { FormatName } from './wire-format.js';
 
 /** How a request was answered. */
 export type Served =
@@ -29,7 +29,7 @@ export interface LoggedRequest {
   body: unknown;
   bodyText?: string;
   /** The wire format its path named (none for an unknown route or a preflight). */
-  format?: FormatName;
+  format?: WireFormat;
   /** The script entry that answered it, if any. */
   entry?: number;
   served: Served;

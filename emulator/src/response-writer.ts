@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ScriptChunking, ScriptReply } from './script.js';
 import type { Frame, ResponseIdentity } from './wire.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -52,7 +52,7 @@ export function startSse(res: ServerResponse): void {
 /** A scripted reply in `fmt`: one JSON body, or (when the request asks for a stream) its frames and end. */
 export async function serveReply(
   res: ServerResponse,
-  fmt: WireFormat,
+  fmt: FormatAdapter,
   scripted: { reply: ScriptReply; chunking?: ScriptChunking | undefined },
   who: ResponseIdentity,
   req: { stream: boolean; path: string },

@@ -83,7 +83,11 @@ test('a streamed Responses reply: created, reasoning summary, output_text deltas
       output_tokens_details: { reasoning_tokens: 4 },
       total_tokens: 70,
     });
-    expect(emu.requests[0]).toMatchObject({ path: '/v1/responses', format: 'responses', served: 'reply' });
+    expect(emu.requests[0]).toMatchObject({
+      path: '/v1/responses',
+      format: 'openai-responses',
+      served: 'reply',
+    });
   });
 });
 

@@ -17,7 +17,7 @@ import {
   splitChars,
   usageFigures,
 } from './wire.js';
-import type { ErrorFields, WireFormat } from './wire-format.js';
+import type { ErrorFields, FormatAdapter } from './wire-format.js';
 
 type Item =
   | { id: string; type: 'reasoning'; summary: { type: 'summary_text'; text: string }[] }
@@ -214,8 +214,8 @@ function inputMessages(body: Record<string, unknown>): RoleText[] {
 
 const json = (v: unknown) => JSON.stringify(v ?? []);
 
-export const responsesFormat: WireFormat = {
-  name: 'responses',
+export const responsesFormat: FormatAdapter = {
+  name: 'openai-responses',
   streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: inputMessages,

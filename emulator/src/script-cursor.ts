@@ -3,7 +3,7 @@
 import type { Script, ScriptMatch } from './script.js';
 import type { RoleText } from './template.js';
 import type { ResponseIdentity } from './wire.js';
-import type { WireFormat } from './wire-format.js';
+import type { FormatAdapter } from './wire-format.js';
 
 /** `created` of response 0 (2025-01-01T00:00:00Z); response n gets BASE + n. */
 const CREATED_BASE = 1735689600;
@@ -65,7 +65,7 @@ export class ScriptCursor {
   }
 
   /** The ids of response `n` (tool-call ids count across the run). */
-  identity(n: number, fmt: WireFormat, body: Record<string, unknown>, path: string): ResponseIdentity {
+  identity(n: number, fmt: FormatAdapter, body: Record<string, unknown>, path: string): ResponseIdentity {
     return {
       id: `chatcmpl-emu-${n}`,
       index: n,

@@ -1,6 +1,7 @@
 // The model emulator's script format: an ordered list of scripted responses, served in order (or by `match`).
+
 import { readFileSync } from 'node:fs';
-import { handWrittenFileText } from '@acp-snapshot/session-log';
+import { handWrittenFileText } from '@acp-snapshot/core';
 import { z } from 'zod';
 import { ScriptVars } from './template.js';
 

@@ -1,10 +1,10 @@
-// What a wire format of the emulator is: one API's shapes for a reply and for each injected failure. The
+// What an adapter of the emulator is: one wire format's shapes for a reply and for each injected failure. The
 // adapters (chat.ts, responses.ts, anthropic.ts, gemini.ts) implement it; format.ts routes a request to one.
+// The formats themselves (names, routes, credential headers, error envelopes) are @acp-snapshot/core's.
+import type { WireFormat } from '@acp-snapshot/core';
 import type { ScriptChunking, ScriptReply } from './script.js';
 import type { RoleText } from './template.js';
 import type { Frame, ResponseIdentity } from './wire.js';
-
-export type FormatName = 'chat' | 'responses' | 'anthropic' | 'gemini';
 
 /** The fields of an error a script (or the emulator itself) gives; each format fills in its defaults. */
 export interface ErrorFields {
@@ -14,8 +14,8 @@ export interface ErrorFields {
 }
 
 /** One API's shapes for a reply and for each injected failure. */
-export interface WireFormat {
-  name: FormatName;
+export interface FormatAdapter {
+  name: WireFormat;
   /** Whether the request asks for a stream (a body field, or the path's method for Gemini). */
   streams(body: Record<string, unknown>, path: string, query: URLSearchParams): boolean;
   /** The model id to echo (the body's `model`, or the path's for Gemini). */

@@ -1,4 +1,5 @@
 // What the emulator puts on the wire: DeepSeek's chat.completion(.chunk) shapes, built deterministically.
+import { errorEnvelope } from '@acp-snapshot/core';
 import type { ScriptChunking, ScriptReply } from './script.js';
 
 /** Per-response identity: counters, never clocks or randomness. */
@@ -259,7 +260,7 @@ export function framesBefore(all: Frame[], n: number): Frame[] {
 export function errorBody(
   status: number,
   over: { message?: string | undefined; type?: string | undefined; code?: string | null | undefined } = {},
-): { error: { message: string; type: string; param: null; code: string | null } } {
+): unknown {
   const defaults: Record<number, [string, string, string | null]> = {
     400: ['Invalid Format: the request body is not valid.', 'invalid_request_error', 'invalid_request_error'],
     401: [
@@ -275,14 +276,12 @@ export function errorBody(
     503: ['Server Overloaded', 'server_error', 'server_overloaded'],
   };
   const [message, type, code] = defaults[status] ?? [`Emulated error ${status}`, 'api_error', null];
-  return {
-    error: {
-      message: over.message ?? message,
-      type: over.type ?? type,
-      param: null,
-      code: over.code === undefined ? code : over.code,
-    },
-  };
+  return errorEnvelope('openai-chat', {
+    status,
+    message: over.message ?? message,
+    type: over.type ?? type,
+    code: over.code === undefined ? code : over.code,
+  });
 }
 
 /** One named SSE event (`event: NAME` + its data), as the Responses and Anthropic streams frame them. */

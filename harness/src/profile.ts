@@ -4,7 +4,7 @@
  * normalization its volatile fields need. Profiles live in the user's playwright.config.ts.
  */
 
-import { placeholderName } from '@acp-snapshot/session-log';
+import { placeholderName } from '@acp-snapshot/core';
 import type * as acp from '@agentclientprotocol/sdk';
 
 export interface AgentProfile {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { sidecarHash } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import {

@@ -6,9 +6,10 @@
  * (system prompts, tool schemas: any string or array whose JSON passes `sidecarBytes`) live in the
  * shared sidecars `<sha256>.json`, referenced as `{"sidecar": "<sha256>"}` as the session log does.
  */
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson, formatIssuePath, type SidecarSource, sidecarHash } from '@acp-snapshot/session-log';
+import { canonicalJson, formatIssuePath, type SidecarSource, sidecarHash } from '@acp-snapshot/core';
 import { z } from 'zod';
 import { canonicalOrder } from './canonical-order.js';
 import type { Frame } from './frames.js';

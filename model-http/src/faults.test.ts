@@ -5,13 +5,14 @@
  * status, error body, the text it got before the failure, whether it retried) and that the agent's retry
  * (the same request) gets the recorded answer.
  */
+
+import type { WireFormat } from '@acp-snapshot/core';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError } from '@google/genai';
 import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
 import type { Exchange } from './exchange-log.js';
 import { lastUserText, type ModelFault } from './faults.js';
-import type { WireFormat } from './formats.js';
 import { type ModelServer, startModelServer } from './server.js';
 import { type FakeUpstream, startFakeUpstream } from './testing/fake-upstream.js';
 import { rawRequest } from './testing/raw-client.js';

@@ -8,8 +8,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
+import { type WireFormat, wireFormatOf } from '@acp-snapshot/core';
 import { z } from 'zod';
-import { formatOf, type WireFormat } from './formats.js';
 import { clientGone, writeFrame } from './http.js';
 import { malformedFrame, providerErrorBody } from './provider-errors.js';
 
@@ -174,7 +174,7 @@ function textOf(content: unknown): string {
 }
 
 /** The text of the last user message of a request body in `format` ('' when it has none). */
-export function lastUserText(format: WireFormat, body: unknown): string {
+export function lastUserText(format: WireFormat | undefined, body: unknown): string {
   if (!body || typeof body !== 'object') return '';
   const b = body as Record<string, unknown>;
   const last = (list: unknown, isUser: (m: Record<string, unknown>) => boolean, field: string) => {
@@ -207,7 +207,7 @@ function matches(f: ModelFault, c: FaultCall): boolean {
   for (const [pointer, value] of Object.entries(f.body ?? {}))
     if (!isDeepStrictEqual(atPointer(c.body, pointer), value)) return false;
   if (f.lastUserMessage !== undefined) {
-    const t = lastUserText(formatOf(c.path), c.body);
+    const t = lastUserText(wireFormatOf(c.path), c.body);
     if (typeof f.lastUserMessage === 'string' ? !t.includes(f.lastUserMessage) : !f.lastUserMessage.test(t))
       return false;
   }
@@ -246,7 +246,7 @@ export class FaultPlan {
 
   /** The fault that takes this call (counted as fired), or undefined; the first declared that matches wins. */
   take(c: FaultCall): ModelFault | undefined {
-    const text = lastUserText(formatOf(c.path), c.body);
+    const text = lastUserText(wireFormatOf(c.path), c.body);
     this.calls.push(
       `call ${c.call} (${c.method} ${c.path}${text ? `, last user message ${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)}` : ''})`,
     );
@@ -285,7 +285,7 @@ export interface FaultAnswer {
 export async function serveFault(
   res: ServerResponse,
   fault: Exclude<ModelFault, { kind: 'delay' }>,
-  format: WireFormat,
+  format: WireFormat | undefined,
   stream: boolean,
   answer: FaultAnswer | undefined,
 ): Promise<void> {

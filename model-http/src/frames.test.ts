@@ -1,4 +1,4 @@
-import { RootReplacer } from '@acp-snapshot/session-log';
+import { RootReplacer } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { cutFrames, eventEnds, frameBytes, hydrateFrame, scrubFrames, toFrame } from './frames.js';

@@ -1,11 +1,11 @@
+import { hydrateText, type RootReplacer, type VolatileRoots } from '@acp-snapshot/core';
 /**
  * Response frames: the body of a model answer as the list of byte runs replay writes one by one.
  * A stream (`text/event-stream`) is cut after each event's blank line, so a recording does not depend on
  * how TCP happened to segment it; `received` keeps the reads exactly as they arrived instead. Bytes are
  * never changed, except that this run's roots become placeholders in the committed frames and are
- * hydrated back at replay, with session-log's slice rule for a path streamed in pieces.
+ * hydrated back at replay, with core's slice rule for a path streamed in pieces.
  */
-import { hydrateText, type RootReplacer, type VolatileRoots } from '@acp-snapshot/session-log';
 
 /** One write of a response body: UTF-8 text, or base64 when the bytes are not UTF-8 on their own. */
 export type Frame = ({ text: string } | { base64: string }) & {

@@ -1,6 +1,7 @@
 /** Small HTTP helpers shared by the record and replay handlers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorBody, formatOf } from './formats.js';
+import { wireFormatOf } from '@acp-snapshot/core';
+import { errorBody } from './formats.js';
 
 /** The whole request body. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -24,7 +25,7 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = JSON.stringify(errorBody(formatOf(path), status, `acp-snapshot model-http: ${message}`));
+  const body = JSON.stringify(errorBody(wireFormatOf(path), status, `acp-snapshot model-http: ${message}`));
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -26,7 +26,7 @@ test('dates in the spellings agents use become {{date}}; versions, counts and id
   expect(new RequestNormalizer({ dates: false }).text('2026-12-01')).toBe('2026-12-01');
 });
 
-test("roots use session-log's rule, and claude's dashed spelling of a directory is a root too", () => {
+test("roots use core's rule, and claude's dashed spelling of a directory is a root too", () => {
   const n = new RequestNormalizer({ roots: { cwd: CWD, home: HOME } });
   expect(dashedPath(CWD)).toBe('-tmp-acp-mh-1f2e3d4c-work');
   expect(n.text(`cd ${CWD} && cat ${HOME}/.claude/projects/${dashedPath(CWD)}/memory/a.md`)).toBe(

@@ -1,12 +1,14 @@
 /**
  * Request normalization: what of a model request is volatile between a recording and its replay is
  * replaced by placeholders before the request is fingerprinted and stored. Roots use the one rule of
- * session-log (roots.ts), claude's dashed spelling of each directory included; dates, ids (by JSON
+ * @acp-snapshot/core (roots.ts), claude's dashed spelling of each directory included; dates, ids (by JSON
  * path or pattern) and custom functions are pluggable. Headers are ignored unless named.
  */
+
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
+  CREDENTIAL_HEADERS,
   canonicalJson,
   dashedPath,
   placeholderName,
@@ -14,9 +16,9 @@ import {
   type RootSpelling,
   rootAliases,
   type VolatileRoots,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import { type CredentialOptions, scrubCredentials } from './credentials.js';
-import { AUTH_HEADERS, scrubPath } from './formats.js';
+import { scrubPath } from './formats.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -240,7 +242,7 @@ export class RequestNormalizer {
       }
     }
     for (const h of options.headers ?? [])
-      if (AUTH_HEADERS.has(h.toLowerCase()))
+      if (CREDENTIAL_HEADERS.has(h.toLowerCase()))
         throw new Error(`normalize.headers: "${h}" carries a credential and is never matched or stored`);
     this.headerNames = (options.headers ?? []).map((h) => h.toLowerCase()).sort();
   }

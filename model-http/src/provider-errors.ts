@@ -2,9 +2,9 @@
  * What each provider sends when it fails, per wire format: the JSON error body of an HTTP error (as the
  * provider spells it, so the agent's SDK raises the same error class it raises for a real one), and a
  * stream frame that format's parser cannot read. The server's own errors (a replay mismatch) use
- * `errorBody` in formats.ts instead, marked as ours.
+ * `errorBody` in formats.ts instead, marked as ours. The envelope of each format is core's (wire-format.ts).
  */
-import type { WireFormat } from './formats.js';
+import { errorEnvelope, type WireFormat } from '@acp-snapshot/core';
 
 /** OpenAI's `error.type` and `error.code` for a status (Chat Completions and Responses share them). */
 function openaiKind(status: number): { type: string; code: string | null; message: string } {
@@ -95,35 +95,32 @@ export interface ProviderErrorOptions {
 
 /** The JSON error body a provider of `format` answers `status` with. */
 export function providerErrorBody(
-  format: WireFormat,
+  format: WireFormat | undefined,
   status: number,
   options: ProviderErrorOptions = {},
 ): unknown {
   switch (format) {
     case 'anthropic-messages': {
       const type = options.type ?? anthropicType(status);
-      return {
-        type: 'error',
-        error: { type, message: options.message ?? ANTHROPIC_MESSAGES[type] ?? 'Request failed.' },
-        request_id: 'req_fault',
-      };
+      const message = options.message ?? ANTHROPIC_MESSAGES[type] ?? 'Request failed.';
+      return errorEnvelope(format, { status, message, type, requestId: 'req_fault' });
     }
     case 'gemini': {
       const g = googleStatus(status);
-      return {
-        error: { code: status, message: options.message ?? g.message, status: options.type ?? g.status },
-      };
+      return errorEnvelope(format, {
+        status,
+        message: options.message ?? g.message,
+        type: options.type ?? g.status,
+      });
     }
     default: {
       const k = openaiKind(status);
-      return {
-        error: {
-          message: options.message ?? k.message,
-          type: options.type ?? k.type,
-          param: null,
-          code: k.code,
-        },
-      };
+      return errorEnvelope(format, {
+        status,
+        message: options.message ?? k.message,
+        type: options.type ?? k.type,
+        code: k.code,
+      });
     }
   }
 }
@@ -132,7 +129,7 @@ export function providerErrorBody(
  * One frame no client of `format` can parse: in a stream an SSE event whose data is cut-off JSON (under the
  * event name the format uses for text, so the parser tries it); as a whole answer a truncated JSON body.
  */
-export function malformedFrame(format: WireFormat, stream: boolean): string {
+export function malformedFrame(format: WireFormat | undefined, stream: boolean): string {
   const broken = '{"broken": "the provider sent half a frame';
   if (!stream) return broken;
   switch (format) {

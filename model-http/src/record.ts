@@ -5,9 +5,9 @@
  * what is stored before anything else happens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY, credentialHeader, wireFormatOf } from '@acp-snapshot/core';
 import type { Exchange } from './exchange-log.js';
 import type { FaultAnswer } from './faults.js';
-import { AUTH_HEADERS, AUTH_QUERY, authHeader, formatOf } from './formats.js';
 import { cutFrames, type Framing, frameBytes, type Received, scrubFrames } from './frames.js';
 import { sendError } from './http.js';
 import type { NormalizedRequest, RequestNormalizer } from './normalize.js';
@@ -50,12 +50,12 @@ function forwardHeaders(req: IncomingMessage, ctx: RecordContext, key: string | 
   const out = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     const n = name.toLowerCase();
-    if (value === undefined || DROPPED.has(n) || (key !== undefined && AUTH_HEADERS.has(n))) continue;
+    if (value === undefined || DROPPED.has(n) || (key !== undefined && CREDENTIAL_HEADERS.has(n))) continue;
     out.set(n, Array.isArray(value) ? value.join(', ') : value);
   }
   out.set('accept-encoding', 'identity');
   for (const [n, v] of Object.entries(ctx.upstream?.headers ?? {})) out.set(n, v);
-  if (key !== undefined) out.set(...authHeader(formatOf(req.url ?? '/'), key));
+  if (key !== undefined) out.set(...credentialHeader(wireFormatOf(req.url ?? '/'), key));
   return out;
 }
 
@@ -64,7 +64,7 @@ function upstreamUrl(baseUrl: string, path: string, dropKey: boolean): string {
   const url = new URL(base + path);
   if (dropKey)
     for (const name of [...url.searchParams.keys()])
-      if (AUTH_QUERY.has(name.toLowerCase())) url.searchParams.delete(name);
+      if (CREDENTIAL_QUERY.has(name.toLowerCase())) url.searchParams.delete(name);
   return url.href;
 }
 

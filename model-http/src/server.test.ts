@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WireFormat } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
 import { readExchangeLog, writeExchangeLog } from './exchange-log.js';
-import type { WireFormat } from './formats.js';
 import { ERROR_HEADER } from './http.js';
 import type { NormalizeOptions } from './normalize.js';
 import { type ModelServer, startModelServer } from './server.js';

@@ -1,4 +1,4 @@
-import { LlmAbortError } from '@acp-snapshot/session-log';
+import { LlmAbortError } from '@acp-snapshot/core';
 
 /** Recorded per-chunk delays are capped so a slow recording cannot slow a test suite down. */
 export const MAX_RECORDED_DELAY_MS = 50;

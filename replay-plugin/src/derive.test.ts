@@ -1,9 +1,8 @@
+import { fingerprintRequest, type StreamChunk } from '@acp-snapshot/core';
 import {
   deriveReplayScript,
-  fingerprintRequest,
   finishChunk,
   type SessionEvent,
-  type StreamChunk,
   summaryChunks,
   textChunk,
 } from '@acp-snapshot/session-log';

@@ -1,4 +1,5 @@
-import { deriveReplayScript, fingerprintRequest, type LlmRequest } from '@acp-snapshot/session-log';
+import { fingerprintRequest, type LlmRequest } from '@acp-snapshot/core';
+import { deriveReplayScript } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { findDrift, textDiff } from './drift.js';
 import { Recording } from './test-support.js';

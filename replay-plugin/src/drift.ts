@@ -1,7 +1,6 @@
 import {
   type ChatMessage,
   cutPoint,
-  type ExpectedCall,
   firstDifferingPart,
   firstHunk,
   type LlmRequest,
@@ -12,7 +11,8 @@ import {
   type ToolSchema,
   unifiedDiff,
   type VolatileRoots,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
+import type { ExpectedCall } from '@acp-snapshot/session-log';
 
 /** What the log can tell about the recorded request beyond its hashes. */
 export interface RecordedContext {

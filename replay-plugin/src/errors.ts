@@ -1,4 +1,4 @@
-import { LlmProviderError } from '@acp-snapshot/session-log';
+import { LlmProviderError } from '@acp-snapshot/core';
 
 /**
  * Replay's serving failures. They are LlmProviderErrors with code 'replay' (and keep that class name,

@@ -1,18 +1,18 @@
 // The failure catalog at the replay-plugin layer: every case marked 'replay-plugin' is provoked through
 // the real plugin factory (override calls, or a mutated fixture) and must end in its typed error with
 // the readable message the catalog states, while the close report still accounts for every call.
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   fingerprintRequest,
-  finishChunk,
   isLlmAbortError,
   isLlmProviderError,
   type LlmPlugin,
   type StreamChunk,
-  textChunk,
-} from '@acp-snapshot/session-log';
-import { type FailureCase, failureCasesFor } from '@acp-snapshot/session-log/testing';
+} from '@acp-snapshot/core';
+import { type FailureCase, failureCasesFor } from '@acp-snapshot/core/testing';
+import { finishChunk, textChunk } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { createPlugin } from './index.js';
 import { logSink, Recording, tempDir, writeLog } from './test-support.js';

@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
-import { readLogFile, recordCommand, type SessionEvent, type SessionHeader } from '@acp-snapshot/session-log';
+import { recordCommand } from '@acp-snapshot/core';
+import { readLogFile, type SessionEvent, type SessionHeader } from '@acp-snapshot/session-log';
 
 /** A replay fixture that is missing or unreadable. */
 export class ReplayFixtureError extends Error {

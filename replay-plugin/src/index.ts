@@ -1,9 +1,7 @@
+import { CONTRACT_ENV, type LlmPluginFactory, parseRootsEnv } from '@acp-snapshot/core';
 import {
-  CONTRACT_ENV,
   deriveReplayScript,
-  type LlmPluginFactory,
   loadOverride,
-  parseRootsEnv,
   recordedRequests,
   resolveSystemPrompt,
   resolveTools,
@@ -14,25 +12,6 @@ import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';
 import { ReplayPlayer, type Timing } from './player.js';
 
-export {
-  type CallPurpose,
-  type ChunksEntry,
-  callLabel,
-  type DeriveOptions,
-  deriveReplayScript,
-  type ExpectedCall,
-  type HangEntry,
-  loadOverride,
-  OverrideCall,
-  parseOverride,
-  type ReplayEntry,
-  ReplayLogError,
-  ReplayOverride,
-  ReplayOverrideError,
-  recordedRequests,
-  summaryChunks,
-  type ThrowEntry,
-} from '@acp-snapshot/session-log';
 export { type Drift, findDrift, type RecordedContext } from './drift.js';
 export { ReplayConcurrencyError, ReplayDriftError, ReplayError, ReplayExhaustedError } from './errors.js';
 export { type LoadedFixture, loadFixture, ReplayFixtureError } from './fixture.js';

@@ -1,7 +1,7 @@
 // Fuzzing replay.override.json: committed overrides with one field mutated, hostile texts and bytes (see TESTING.md).
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOverride, parseOverride, ReplayOverrideError } from '@acp-snapshot/session-log';
 import {
   assertHostileFiles,
   bigHostile,
@@ -10,7 +10,8 @@ import {
   mutatedJsonText,
   outcome,
   smallHostile,
-} from '@acp-snapshot/session-log/testing';
+} from '@acp-snapshot/core/testing';
+import { loadOverride, parseOverride, ReplayOverrideError } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 

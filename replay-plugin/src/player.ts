@@ -1,6 +1,4 @@
 import {
-  callLabel,
-  type ExpectedCall,
   formatReplayReport,
   hydrateRoots,
   hydrateText,
@@ -9,12 +7,12 @@ import {
   type LlmPlugin,
   LlmProviderError,
   type LlmRequest,
-  type ReplayEntry,
   recordCommand,
   refreshCommand,
   type StreamChunk,
   type VolatileRoots,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
+import { callLabel, type ExpectedCall, type ReplayEntry } from '@acp-snapshot/session-log';
 import { delay, hangUntilAborted, MAX_RECORDED_DELAY_MS } from './delivery.js';
 import { findDrift, type RecordedContext } from './drift.js';
 import { ReplayConcurrencyError, ReplayDriftError, ReplayExhaustedError } from './errors.js';

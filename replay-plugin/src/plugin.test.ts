@@ -1,16 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  fingerprintRequest,
-  finishChunk,
-  isLlmProviderError,
-  type LlmPlugin,
-  makeRecords,
-  projectLog,
-  type StreamChunk,
-  serializeLog,
-  textChunk,
-} from '@acp-snapshot/session-log';
+import { fingerprintRequest, isLlmProviderError, type LlmPlugin, type StreamChunk } from '@acp-snapshot/core';
+import { finishChunk, makeRecords, projectLog, serializeLog, textChunk } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { createPlugin } from './index.js';
 import { drain, logSink, Recording, tempDir, writeLog } from './test-support.js';

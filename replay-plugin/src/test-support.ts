@@ -1,29 +1,32 @@
 // Test-only helpers: a recording simulator that writes events the way the agent does (request
 // fingerprint, chunks, committed messages), and a replay caller that plays the agent's side.
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildChunk,
-  buildHeader,
   type ChatMessage,
   fingerprintRequest,
   type LlmPlugin,
   type LlmRequest,
+  replaceRoots,
+  type StreamChunk,
+  type ToolSchema,
+  type VolatileRoots,
+} from '@acp-snapshot/core';
+import {
+  buildChunk,
+  buildHeader,
   type LogRecord,
   llmRequest,
   makeRecords,
   messageCommitted,
-  replaceRoots,
   type SessionEvent,
   type SessionHeader,
-  type StreamChunk,
   serializeLog,
-  type ToolSchema,
   turnEnd,
   turnStart,
   userMessage,
-  type VolatileRoots,
 } from '@acp-snapshot/session-log';
 
 /** Records a session like the agent: every model call is fingerprinted from the live conversation. */

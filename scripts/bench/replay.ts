@@ -1,12 +1,13 @@
 // `npm run bench -- replay`: how fast llm-replay serves a recorded stream and derives a script.
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlugin, deriveReplayScript } from '@acp-snapshot/llm-replay';
+import { fingerprintRequest, type LlmRequest } from '@acp-snapshot/core';
+import { createPlugin } from '@acp-snapshot/llm-replay';
 import {
   buildHeader,
-  fingerprintRequest,
-  type LlmRequest,
+  deriveReplayScript,
   makeRecords,
   type SessionEvent,
   serializeLog,

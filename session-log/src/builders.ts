@@ -1,17 +1,13 @@
 // Builders for tests: valid events with sensible defaults, so a test states only what it is about.
+import type { ChatMessage, FinishReason, RequestFingerprint, StreamChunk, Usage } from '@acp-snapshot/core';
 import {
-  type ChatMessage,
   type EventOf,
-  type FinishReason,
   LOG_FORMAT,
   LOG_FORMAT_VERSION,
   type LogRecord,
-  type RequestFingerprint,
   SessionEvent,
   type SessionHeader,
-  type StreamChunk,
   type TurnEndKind,
-  type Usage,
 } from './events.js';
 
 /** The default time of the first built record: 2025-01-01T00:00:00Z, as the deterministic agent clock starts. */

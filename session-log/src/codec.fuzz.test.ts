@@ -1,15 +1,10 @@
 // Fuzzing the session log readers with malformed and hostile rows, texts and files (see TESTING.md).
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { expect, test } from '@playwright/test';
-import fc from 'fast-check';
-import { decodeRows, encodeRows, LogFormatError, parseLogText, serializeLog } from './codec.js';
-import { readLogFile } from './reader.js';
-import { rowKindOf } from './rows.js';
-import { anyRecords } from './testing/arbitraries.js';
 import {
   applyByteMutation,
   applyMutation,
@@ -25,7 +20,13 @@ import {
   outcome,
   pathsOf,
   smallHostile,
-} from './testing/hostile.js';
+} from '@acp-snapshot/core/testing';
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { decodeRows, encodeRows, LogFormatError, parseLogText, serializeLog } from './codec.js';
+import { readLogFile } from './reader.js';
+import { rowKindOf } from './rows.js';
+import { anyRecords } from './testing/arbitraries.js';
 
 const scenarios = join(import.meta.dirname, '..', '..', 'fixtures', 'scenarios');
 /** Every committed session log: real rows of every kind, as seeds. */

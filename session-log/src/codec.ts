@@ -1,16 +1,16 @@
 // The codec: logical records <-> storage rows <-> JSONL text. Pure: no files, no I/O policy.
 // One canonical form (see README "Canonical form"): maximal packing of chunk runs, fixed key order.
-import type { z } from 'zod';
-import { CLIP_LENGTH, clipText, quoteValue } from './clip.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.js';
 import {
-  LOG_FORMAT,
-  LOG_FORMAT_VERSION,
-  type LogRecord,
-  SessionEvent,
-  SessionHeader,
+  CLIP_LENGTH,
+  clipText,
+  formatIssuePath,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  quoteValue,
   StreamChunk,
-} from './events.js';
+} from '@acp-snapshot/core';
+import type { z } from 'zod';
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogRecord, SessionEvent, SessionHeader } from './events.js';
 import {
   EventRow,
   HeaderRow,
@@ -42,16 +42,6 @@ export class LogFormatError extends Error {
   ) {
     super(message);
   }
-}
-
-/** `a.b[3].c` from a zod issue path. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out || '(row)';
 }
 
 function formatError(

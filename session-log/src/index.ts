@@ -1,43 +1,40 @@
-export * from './appender.js';
-export * from './builders.js';
+/**
+ * @acp-snapshot/session-log: the session log format (events, rows, codec, reader, appender, projection) and
+ * the model calls a log holds as a replay script. Only the names another package imports are exported;
+ * what every package shares besides the log is in @acp-snapshot/core.
+ */
+export { type LogAppender, openLogAppender, writeLogFileAtomic } from './appender.js';
+export {
+  buildChunk,
+  buildHeader,
+  finishChunk,
+  llmRequest,
+  makeRecords,
+  messageCommitted,
+  textChunk,
+  toolCall,
+  toolCallArgs,
+  toolCallStart,
+  toolResult,
+  turnEnd,
+  turnStart,
+  userMessage,
+} from './builders.js';
 // The model calls a log holds, as a replay script, and the replay.override.json format.
+export { deriveReplayScript, ReplayLogError, recordedRequests, summaryChunks } from './calls/derive.js';
+export { loadOverride, parseOverride, ReplayOverrideError } from './calls/override.js';
+export { callLabel, type ExpectedCall, type ReplayEntry } from './calls/script.js';
+export { LogFormatError, parseLogText, serializeLog } from './codec.js';
 export {
-  type DeriveOptions,
-  deriveReplayScript,
-  ReplayLogError,
-  recordedRequests,
-  summaryChunks,
-} from './calls/derive.js';
-export {
-  loadOverride,
-  OverrideCall,
-  parseOverride,
-  ReplayOverride,
-  ReplayOverrideError,
-} from './calls/override.js';
-export {
-  type CallPurpose,
-  type ChunksEntry,
-  callLabel,
-  type ExpectedCall,
-  type HangEntry,
-  type ReplayEntry,
-  type ThrowEntry,
-} from './calls/script.js';
-export * from './clip.js';
-export * from './codec.js';
-export * from './contract.js';
-export * from './cut.js';
-export * from './depth.js';
-export * from './events.js';
-export * from './fingerprint.js';
-export * from './fix-commands.js';
-export * from './llm.js';
-export * from './lone-surrogates.js';
-export * from './placeholder.js';
-export * from './project.js';
-export * from './reader.js';
-export * from './roots.js';
-export * from './rows.js';
-export * from './text-diff.js';
-export * from './utf8.js';
+  type BodyEvent,
+  type EventOf,
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  type LogRecord,
+  SessionEvent,
+  SessionHeader,
+  TurnEndKind,
+} from './events.js';
+export { projectLog, replaceLogRoots, resolveSystemPrompt, resolveTools } from './project.js';
+export { readLogFile, streamLogRecordBatches, streamLogRecords } from './reader.js';
+export { rowKindOf, unpackChunk } from './rows.js';

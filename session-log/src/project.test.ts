@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sidecarHash } from '@acp-snapshot/core';
+import { anyText } from '@acp-snapshot/core/testing';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import {
@@ -15,8 +17,8 @@ import {
 } from './builders.js';
 import { parseLogText } from './codec.js';
 import type { LogRecord, SessionHeader } from './events.js';
-import { inlineSidecars, projectLog, promptSidecar, sidecarHash, toolsSidecar } from './project.js';
-import { anyRecords, anyText } from './testing/arbitraries.js';
+import { inlineSidecars, projectLog, promptSidecar, toolsSidecar } from './project.js';
+import { anyRecords } from './testing/arbitraries.js';
 
 test('projection drops envelopes, replaces the cwd and its aliases, and moves bulk to sidecars', () => {
   const base = mkdtempSync(join(tmpdir(), 'session-log-proj-'));

@@ -1,31 +1,19 @@
 // Fixture projection: the committed form of a session log. Envelopes dropped, volatile roots (and
 // their filesystem aliases) replaced by {{name}}, prompt and tool-schema bulk moved to sidecars
 // named by the sha256 of their content. Projecting a projection changes nothing.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serializeLog } from './codec.js';
-import {
-  type EventOf,
-  type LogRecord,
-  type SessionHeader,
-  SidecarRef,
-  type StreamChunk,
-  ToolSchema,
-} from './events.js';
 import {
   RootReplacer,
-  type RootSpelling,
-  rootSpellings,
+  rootAliases,
+  type SidecarSource,
+  type StreamChunk,
+  sidecarHash,
+  ToolSchema,
   type VolatileRoots,
-  WORD_ROOTS,
-  withDashedSpellings,
-} from './roots.js';
-
-/** sha256 hex of a sidecar's content: its name (`<sha256>.json`). */
-export function sidecarHash(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
+} from '@acp-snapshot/core';
+import { serializeLog } from './codec.js';
+import { type EventOf, type LogRecord, type SessionHeader, SidecarRef } from './events.js';
 
 /**
  * The sidecar file content of a system prompt: pretty JSON with the prompt as an array of lines, so
@@ -38,36 +26,6 @@ export function promptSidecar(prompt: string): string {
 /** The sidecar file content of a tool set: pretty JSON. */
 export function toolsSidecar(tools: ToolSchema[]): string {
   return `${JSON.stringify({ tools }, null, 2)}\n`;
-}
-
-function trimSlash(p: string): string {
-  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
-}
-
-/**
- * Every spelling of each root: the path itself, its realpath, and the `/private/...` twin (macOS
- * /tmp and /var) when the filesystem says it is the same directory. Word roots (the user name) as given.
- */
-export function rootAliases(roots: VolatileRoots): RootSpelling[] {
-  const pairs: RootSpelling[] = [];
-  for (const [name, raw] of Object.entries(roots)) {
-    if (typeof raw !== 'string' || raw.length <= 1) continue;
-    if (WORD_ROOTS.has(name) || !raw.startsWith('/')) {
-      pairs.push(...rootSpellings({ [name]: raw }));
-      continue;
-    }
-    const spellings = new Set([trimSlash(raw)]);
-    if (existsSync(raw)) {
-      const real = realpathSync(raw);
-      spellings.add(trimSlash(real));
-      for (const p of [...spellings]) {
-        const twin = p.startsWith('/private/') ? p.slice('/private'.length) : `/private${p}`;
-        if (existsSync(twin) && realpathSync(twin) === real) spellings.add(twin);
-      }
-    }
-    for (const s of spellings) if (s.length > 1) pairs.push([name, s]);
-  }
-  return withDashedSpellings(pairs);
 }
 
 /** Replaces every spelling of every root in all strings of `value` by `{{name}}` (the one boundary rule). */
@@ -162,9 +120,6 @@ export function projectLog(records: readonly LogRecord[], opts: { roots: Volatil
   }
   return { text: serializeLog(projected), sidecars };
 }
-
-/** Where sidecars come from: a directory of `<sha256>.json` files, or a map sha256 -> content. */
-export type SidecarSource = string | Record<string, string>;
 
 function sidecarContent(ref: SidecarRef, source: SidecarSource): { content: string; where: string } {
   if (typeof source !== 'string') {

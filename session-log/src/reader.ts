@@ -5,9 +5,9 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
+import { findInvalidUtf8, utf8ProblemMessage } from '@acp-snapshot/core';
 import { LogFormatError, parseLine, RowDecoder, tornTailWarning } from './codec.js';
 import type { LogRecord, SessionHeader } from './events.js';
-import { findInvalidUtf8, utf8ProblemMessage } from './utf8.js';
 
 /** Whether the file starts with the gzip magic bytes (1f 8b). */
 export async function isGzipFile(path: string): Promise<boolean> {

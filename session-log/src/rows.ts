@@ -1,7 +1,8 @@
 // Storage rows: the physical layout of a session log, one JSON object a line. See README "Storage rows".
 // The logical events live in events.ts; this module only says how they are laid out on disk.
+import { FinishReason, type StreamChunk, Usage } from '@acp-snapshot/core';
 import * as z from 'zod';
-import { FinishReason, SessionHeader, type StreamChunk, Usage } from './events.js';
+import { SessionHeader } from './events.js';
 
 const seq = z.number().int().nonnegative();
 const ts = z.number().int();

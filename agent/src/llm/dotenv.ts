@@ -1,6 +1,7 @@
 // A small `.env` reader for live mode (the composition root decides when to use it; replay never does).
+
 import { readFile } from 'node:fs/promises';
-import { handWrittenFileText } from '@acp-snapshot/session-log';
+import { handWrittenFileText } from '@acp-snapshot/core';
 
 /** A `.env` line that does not parse; the message names file:line. */
 export class DotEnvError extends Error {

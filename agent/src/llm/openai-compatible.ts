@@ -8,7 +8,7 @@ import {
   LlmProviderError,
   type LlmRequest,
   type StreamChunk,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import OpenAI from 'openai';
 import { mapError } from './openai-errors.js';
 import { toChatBody } from './openai-messages.js';

@@ -1,7 +1,7 @@
 // The plugin's failures against the real emulator: HTTP errors, cut and malformed streams, hangs, aborts, retries.
 
+import { isLlmAbortError, type StreamChunk } from '@acp-snapshot/core';
 import { type Script, startEmulator } from '@acp-snapshot/emulator';
-import { isLlmAbortError, type StreamChunk } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { createPlugin } from './openai-compatible.js';
 import { FINGERPRINT, makeRequest, providerError, run, texts, withPlugin } from './openai-testing.js';

@@ -6,7 +6,7 @@ import {
   LlmAbortError,
   type LlmErrorCode,
   LlmProviderError,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /** What the mapper needs to word its messages. */

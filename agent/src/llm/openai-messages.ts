@@ -1,5 +1,5 @@
+import { type ChatMessage, LlmProviderError, type LlmRequest } from '@acp-snapshot/core';
 // Maps a provider-neutral LlmRequest to an OpenAI-compatible chat.completions request body.
-import { type ChatMessage, LlmProviderError, type LlmRequest } from '@acp-snapshot/session-log';
 
 /** Heads the system-prompt addendum that carries compaction summaries. */
 export const SUMMARY_HEADING = '## Summary of the earlier conversation';

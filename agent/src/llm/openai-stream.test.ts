@@ -1,5 +1,5 @@
 // Chunk translation cases the emulator does not produce (other OpenAI-compatible providers do).
-import { isLlmProviderError } from '@acp-snapshot/session-log';
+import { isLlmProviderError } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { ChunkTranslator, mapUsage } from './openai-stream.js';
 

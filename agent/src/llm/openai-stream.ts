@@ -1,5 +1,6 @@
+import { type FinishReason, LlmProviderError, type StreamChunk, type Usage } from '@acp-snapshot/core';
+
 // Turns chat.completion.chunk objects into provider-neutral StreamChunks.
-import { type FinishReason, LlmProviderError, type StreamChunk, type Usage } from '@acp-snapshot/session-log';
 
 const FINISH_REASONS: readonly string[] = [
   'stop',

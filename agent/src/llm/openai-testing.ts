@@ -1,6 +1,5 @@
 // Shared setup for the plugin tests: the real emulator in-process and a plugin pointed at it.
 
-import { type Emulator, type Script, startEmulator } from '@acp-snapshot/emulator';
 import {
   isLlmProviderError,
   type LlmPlugin,
@@ -8,7 +7,8 @@ import {
   type LlmRequest,
   type RequestFingerprint,
   type StreamChunk,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
+import { type Emulator, type Script, startEmulator } from '@acp-snapshot/emulator';
 import { expect } from '@playwright/test';
 import { createPlugin } from './openai-compatible.js';
 /** The model id every test request names (ids live in tests and config only). */

@@ -1,4 +1,4 @@
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import * as z from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, textContent } from './outcome.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import * as z from 'zod';
 import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, messageOf, textContent } from './outcome.js';

@@ -1,4 +1,4 @@
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import * as z from 'zod';
 import { jsonSchemaOf, parseArgs } from './args.js';
 import { failure, success } from './outcome.js';

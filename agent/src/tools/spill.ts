@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import type { ToolContext, ToolOutcome } from './types.js';
 
 /** What the model sees of a long output, and where the whole of it went. */

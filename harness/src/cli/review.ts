@@ -5,12 +5,13 @@
 // 2 bad usage, not a git repository, or a fixture that cannot be read. Exchange logs (`exchanges.jsonl`, the
 // HTTP model's recordings) changed anywhere in the project are listed too, exchange by exchange: kept,
 // re-recorded (the same request, another answer: flagged like a call), added, removed.
+
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { decodeUtf8File, handWrittenFileText, Utf8Error } from '@acp-snapshot/core';
 import { exchangeLogChanges, formatLogChanges } from '@acp-snapshot/model-http';
-import { decodeUtf8File, handWrittenFileText, Utf8Error } from '@acp-snapshot/session-log';
 import { execa } from 'execa';
 import { type FixtureTexts, ReviewError, reviewScenario, type ScenarioReview } from '../modes/review.js';
 import { formatReview, reviewAdvice } from '../modes/review-format.js';

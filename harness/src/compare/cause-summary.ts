@@ -3,7 +3,7 @@
  * one command that accepts it when it was intended. Printed by the summary reporter, attached to the
  * report by the coverage teardown (`failures by cause`).
  */
-import { refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/session-log';
+import { refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/core';
 import type { Cause, CauseKind } from './causes.js';
 
 /** More scenarios than this and the command names none (it runs over all of them). */

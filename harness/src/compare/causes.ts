@@ -5,7 +5,8 @@
  * the summary reporter (summary-reporter.ts) groups them and prints each cause once, with the one
  * command that accepts it.
  */
-import { firstHunk, resolveSystemPrompt, type SessionHeader } from '@acp-snapshot/session-log';
+import { firstHunk } from '@acp-snapshot/core';
+import { resolveSystemPrompt, type SessionHeader } from '@acp-snapshot/session-log';
 import { diffWordsWithSpace } from 'diff';
 import fjp from 'fast-json-patch';
 

@@ -7,7 +7,7 @@
  * source of truth. `conversationHtml` renders it, or on a failure the expected and actual side by side.
  */
 
-import { placeholderPattern } from '@acp-snapshot/session-log';
+import { placeholderPattern } from '@acp-snapshot/core';
 import type { TestInfo } from '@playwright/test';
 import { diffArrays, diffWordsWithSpace, structuredPatch } from 'diff';
 

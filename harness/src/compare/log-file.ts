@@ -4,9 +4,11 @@
  * rows, keys in schema order, at close). The harness otherwise re-projects the records, so a log that
  * is never compacted would pass unnoticed.
  */
+
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { clipText, type LogRecord, serializeLog } from '@acp-snapshot/session-log';
+import { clipText } from '@acp-snapshot/core';
+import { type LogRecord, serializeLog } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from './diff.js';
 
 /**

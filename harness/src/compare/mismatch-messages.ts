@@ -2,7 +2,7 @@
  * The messages of a surface that differs from its snapshot: the first changed field (line, JSON path,
  * changed words), the transcript lines around it and the command that accepts the change.
  */
-import { refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/session-log';
+import { refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/core';
 import { type Cause, jsonLinesCause } from './causes.js';
 import { firstDifferingLine } from './diff.js';
 import { firstTranscriptDifference, logTranscript, stdoutTranscript } from './transcript.js';

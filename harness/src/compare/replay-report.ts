@@ -2,12 +2,7 @@
  * What replay reported about a run's model calls: the replay plugin's report lines and errors on the agents'
  * stderr, unioned over every agent process, and the failure messages they make (drift, calls left unused).
  */
-import {
-  parseReplayReport,
-  REPLAY_LINE_PREFIX,
-  type ReplayReport,
-  refreshCommand,
-} from '@acp-snapshot/session-log';
+import { parseReplayReport, REPLAY_LINE_PREFIX, type ReplayReport, refreshCommand } from '@acp-snapshot/core';
 import { recordedModelCalls } from './harvest.js';
 
 /** What the replay plugin reported over all agent processes of a run: the calls claimed, of how many. */

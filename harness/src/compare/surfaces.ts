@@ -4,7 +4,7 @@
  * `toMatchAcpSnapshot` (verdict.ts), and the failure artifacts (which diff what the comparison saw). Pure.
  */
 
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import { NormalizeError, normalizeJsonlText, normalizeStdout } from '../normalize/normalize.js';
 import { applyRules, type NormalizeRules } from '../profile.js';
 import { rootMap, type TestRoots } from '../roots/roots.js';

@@ -7,17 +7,8 @@
  * files stay the source of truth, and a transcript leaves out details (ids, capabilities) that the
  * field line of a failure names.
  */
-import {
-  clipText,
-  cutText,
-  type EventOf,
-  markedWords,
-  placeholderPattern,
-  SessionEvent,
-  SessionHeader,
-  type StreamChunk,
-  unpackChunk,
-} from '@acp-snapshot/session-log';
+import { clipText, cutText, markedWords, placeholderPattern, type StreamChunk } from '@acp-snapshot/core';
+import { type EventOf, SessionEvent, SessionHeader, unpackChunk } from '@acp-snapshot/session-log';
 import { diffHunks, unifiedDiff } from './diff.js';
 
 /** Longest quoted content (a tool input or result, a params object) in a line. */

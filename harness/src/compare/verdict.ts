@@ -9,7 +9,7 @@
  */
 
 import { relative } from 'node:path';
-import { acceptSnapshotsCommand, recordCommand } from '@acp-snapshot/session-log';
+import { acceptSnapshotsCommand, recordCommand } from '@acp-snapshot/core';
 import type { FullConfig } from '@playwright/test';
 import type { ScenarioPaths } from '../scenario/corpus.js';
 import { type Cause, driftCause, perTestDriftText } from './causes.js';

@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import { updateSnapshotsCommand } from '@acp-snapshot/session-log';
+import { updateSnapshotsCommand } from '@acp-snapshot/core';
 import { z } from 'zod';
 import type { DriverResult } from '../driver/driver.js';
 import { Normalizer } from '../normalize/normalize.js';

@@ -4,7 +4,7 @@
  * scenario means beyond the calls: numbered sessions, the expected stop reasons and errors, the processes a
  * cancelled turn must not leave, the run's deadline and what a failure was.
  */
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import * as acp from '@agentclientprotocol/sdk';
 import { AgentSpawnError, type StdoutLine, StdoutViolation } from '../process/agent-process.js';
 import { processesInside, startedAndLingering } from '../process/orphans.js';

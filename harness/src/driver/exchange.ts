@@ -3,7 +3,7 @@
  * under the exchange): its message text coalesced, each tool call and how it ended, permission and
  * fs requests and their answers, and the stop reason, in the order they happened.
  */
-import { cutText } from '@acp-snapshot/session-log';
+import { cutText } from '@acp-snapshot/core';
 import type * as acp from '@agentclientprotocol/sdk';
 
 /** Longest quoted text in a line. */

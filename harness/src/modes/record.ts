@@ -3,10 +3,12 @@
  * checks the run, then writes the scrubbed fixtures. Used by the record project and by the
  * record round-trip proof.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recordCommand, replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
+import { recordCommand } from '@acp-snapshot/core';
+import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { DriverError, type DriverResult, type StepRunner } from '../driver/driver.js';

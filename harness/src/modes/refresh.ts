@@ -7,7 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recordCommand } from '@acp-snapshot/session-log';
+import { recordCommand } from '@acp-snapshot/core';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';

@@ -2,7 +2,7 @@
  * The review aid's text (harness/src/modes/review.ts): per scenario, the flagged calls first with what they mean and
  * what to do, then one table row per model call. Shared by `npm run review` and the record output.
  */
-import { clipText, recordCommand } from '@acp-snapshot/session-log';
+import { clipText, recordCommand } from '@acp-snapshot/core';
 import { type CallReview, compactParts, type ScenarioReview } from './review.js';
 
 /** What a flagged call means; the caller adds what to do about it. */

@@ -1,7 +1,6 @@
+import { type ChatMessage, fingerprintRequest } from '@acp-snapshot/core';
 import {
   buildHeader,
-  type ChatMessage,
-  fingerprintRequest,
   finishChunk,
   llmRequest,
   makeRecords,

@@ -7,21 +7,23 @@
  * responses taken the way it takes them (derived from session.jsonl, or replay.override.json's calls).
  */
 import {
-  callLabel,
   canonicalJson,
   clipAround,
-  deriveReplayScript,
   differingParts,
-  LogFormatError,
   markedWords,
+  type RequestFingerprint,
+  type StreamChunk,
+} from '@acp-snapshot/core';
+import {
+  callLabel,
+  deriveReplayScript,
+  LogFormatError,
   parseLogText,
   parseOverride,
   type ReplayEntry,
   ReplayLogError,
   ReplayOverrideError,
-  type RequestFingerprint,
   recordedRequests,
-  type StreamChunk,
 } from '@acp-snapshot/session-log';
 import { diffArrays } from 'diff';
 

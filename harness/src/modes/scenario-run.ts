@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LogRecord, recordCommand } from '@acp-snapshot/session-log';
+import { recordCommand } from '@acp-snapshot/core';
+import type { LogRecord } from '@acp-snapshot/session-log';
 import { harvestLog, observedHeaderOnlyLog, persistedLogText, projectHarvested } from '../compare/harvest.js';
 import { persistedLogProblem } from '../compare/log-file.js';
 import { stdoutSnapshotText } from '../compare/surfaces.js';

@@ -2,9 +2,10 @@
  * Scrubbing before anything a recording writes reaches disk: key values and the credential formats of the
  * one secrets table (model-http credentials.ts, which the guards check by too), the real home, the user name.
  */
+
 import { userInfo } from 'node:os';
+import { RootReplacer } from '@acp-snapshot/core';
 import { scrubCredentials } from '@acp-snapshot/model-http';
-import { RootReplacer } from '@acp-snapshot/session-log';
 import { machineRoots } from '../roots/roots.js';
 import { isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 import { LOCAL_PLACEHOLDER_KEY } from './record-gate.js';

@@ -8,7 +8,7 @@ import {
   hugeHostile,
   nastyString,
   outcome,
-} from '@acp-snapshot/session-log/testing';
+} from '@acp-snapshot/core/testing';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import {

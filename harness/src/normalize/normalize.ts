@@ -1,11 +1,10 @@
+import { MAX_JSON_DEPTH, placeholderPattern, RootReplacer, rootSpellings } from '@acp-snapshot/core';
 /**
  * Normalization shared by both compared surfaces (agent stdout lines and the projected session log):
  * volatile values become placeholders numbered by first appearance, so two runs in different
  * generated directories, processes and sessions compare equal while equal values stay visibly equal.
  * Deterministic (same input, same output) and idempotent (normalizing a normalized text changes nothing).
  */
-
-import { MAX_JSON_DEPTH, placeholderPattern, RootReplacer, rootSpellings } from '@acp-snapshot/session-log';
 
 /** Volatile directories of one test, replaced by `{{name}}` (longest first). */
 export type NormalizeRoots = Record<string, string | undefined>;

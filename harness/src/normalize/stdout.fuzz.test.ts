@@ -1,5 +1,6 @@
 // Fuzzing what the harness reads from an agent: hostile stdout (and stderr) bytes from a real process,
 // through the driver and the SDK's ndJsonStream, up to the normalized snapshot text (see TESTING.md).
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import {
   nastyString,
   outcome,
   smallHostile,
-} from '@acp-snapshot/session-log/testing';
+} from '@acp-snapshot/core/testing';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import {

@@ -1,5 +1,5 @@
+import { CONTRACT_ENV, type SnapshotMode } from '@acp-snapshot/core';
 /** The environment contract between the harness and any agent it runs (docs/contract.md). */
-import { CONTRACT_ENV, type SnapshotMode } from '@acp-snapshot/session-log';
 
 /** The variables the harness passes to an agent: docs/contract.md, "The environment". */
 export interface AgentEnvInput {

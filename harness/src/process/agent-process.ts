@@ -15,7 +15,7 @@ import {
   loneSurrogateMessage,
   nestsDeeperThan,
   utf8ProblemMessage,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import * as acp from '@agentclientprotocol/sdk';
 import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
 import type { ExitPolicy } from '../profile.js';

@@ -1,8 +1,9 @@
 // docs/contract.md's table of the agent's environment is the environment agentEnv() builds: a variable the
 // code passes and the doc leaves out fails, and so does one the doc names that the code does not have.
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTRACT_ENV } from '@acp-snapshot/session-log';
+import { CONTRACT_ENV } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { marked, type Tokens } from 'marked';
 import { agentEnv } from './agent-env.js';

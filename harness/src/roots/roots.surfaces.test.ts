@@ -1,16 +1,13 @@
 // Every surface hides the roots the same way: the request fingerprint (agent side), the fixture
 // projection, stdout normalization and record-mode scrubbing. Property-tested over random roots and
 // random text that embeds them anywhere, streamed whole or in pieces.
+import { fingerprintRequest, hydrateText, type LlmRequest, replaceRoots } from '@acp-snapshot/core';
 import {
   buildChunk,
   buildHeader,
-  fingerprintRequest,
-  hydrateText,
-  type LlmRequest,
   makeRecords,
   parseLogText,
   projectLog,
-  replaceRoots,
   type SessionEvent,
   userMessage,
 } from '@acp-snapshot/session-log';

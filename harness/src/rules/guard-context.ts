@@ -2,9 +2,11 @@
  * What every fixture-tree rule shares: the options, where things are, how paths are shown, and where
  * violations go (each message starts with the path it is about; a path inside a scenario names the scenario).
  */
+
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { decodeUtf8File, rowKindOf, Utf8Error, updateSnapshotsCommand } from '@acp-snapshot/session-log';
+import { decodeUtf8File, Utf8Error, updateSnapshotsCommand } from '@acp-snapshot/core';
+import { rowKindOf } from '@acp-snapshot/session-log';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
 
 /** The rules, in the order they are reported. */

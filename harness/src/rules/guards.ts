@@ -3,7 +3,7 @@
  * order over one context: every rule returns violations whose message is what a user sees, naming the file
  * (and line) and what to do next.
  */
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { sidecarHash } from '@acp-snapshot/core';
 import { checkAllRowKinds } from './all-row-kinds.js';
 import { type GuardContext, type GuardOptions, guardContext, type Violation } from './guard-context.js';
 import { loneSurrogateProblems } from './lone-surrogate-guard.js';

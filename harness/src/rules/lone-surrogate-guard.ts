@@ -3,14 +3,10 @@
  * `\udXXX` escape without its pair or decoded. Such a recording snapshots an agent bug (text cut inside an
  * emoji) that strict JSON parsers (serde_json, so Rust ACP clients) choke on, and replay would keep it green.
  */
+
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  findLoneSurrogate,
-  loneSurrogateMessage,
-  recordCommand,
-  refreshCommand,
-} from '@acp-snapshot/session-log';
+import { findLoneSurrogate, loneSurrogateMessage, recordCommand, refreshCommand } from '@acp-snapshot/core';
 
 /** How each checked scenario file is fixed: recorded ones are rewritten, hand-written ones edited. */
 function fixFor(file: string, scenario: string): string {

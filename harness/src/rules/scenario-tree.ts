@@ -6,7 +6,7 @@
 
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recordCommand, refreshCommand } from '@acp-snapshot/session-log';
+import { recordCommand, refreshCommand } from '@acp-snapshot/core';
 import { WORKSPACE_EXPECTED, workspaceFileProblem } from '../compare/workspace.js';
 import { loadScenario, namedAgentCommand, type Scenario } from '../scenario/input.js';
 import {

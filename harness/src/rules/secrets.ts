@@ -2,11 +2,12 @@
  * Secrets: no credential of the one table (model-http credentials.ts, what record mode scrubs by), key value, real
  * home directory or user name in any fixture file.
  */
+
 import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { relative, sep } from 'node:path';
+import { RootReplacer, recordCommand } from '@acp-snapshot/core';
 import { type CredentialOptions, findCredentials } from '@acp-snapshot/model-http';
-import { RootReplacer, recordCommand } from '@acp-snapshot/session-log';
 import { COMMON_USER_NAMES, isIdentifyingHome, isIdentifyingUserName } from '../roots/secrets.js';
 import { type GuardContext, type GuardOptions, walkFiles } from './guard-context.js';
 

@@ -3,17 +3,13 @@
  * its header row, is the canonical packed projection; the sidecars they reference are collected for the
  * sidecar rules.
  */
+
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import {
-  parseLogText,
-  projectLog,
-  recordCommand,
-  refreshCommand,
-  type SessionEvent,
-} from '@acp-snapshot/session-log';
+import { recordCommand, refreshCommand } from '@acp-snapshot/core';
+import { parseLogText, projectLog, type SessionEvent } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { ALL_ROW_KINDS_SOURCE, type GuardContext, readText, rowKind, walkFiles } from './guard-context.js';
 

@@ -1,7 +1,8 @@
 /** Sidecars: referenced ones exist, every file is referenced, named by its content hash, no duplicates. */
+
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { sidecarHash } from '@acp-snapshot/core';
 import { type GuardContext, readText, SIDECAR_NAME, walkFiles } from './guard-context.js';
 
 export async function checkSidecars(ctx: GuardContext): Promise<void> {

@@ -2,10 +2,11 @@
  * The snapshot-tree rules on a copy of a real tree (the claude-agent-acp example's: exchange logs, sidecars,
  * snapshots), intact and then broken one way at a time, as a hand edit or a bad recording would break it.
  */
+
 import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sidecarHash } from '@acp-snapshot/session-log';
+import { sidecarHash } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { checkSnapshotTrees } from './snapshot-tree.js';

@@ -3,8 +3,10 @@
  * `defineAcpConfig` projects): every exchange log parses, resolves its sidecars and is canonical; every
  * sidecar is named by its hash and referenced; snapshots parse; no secret and no unreplaced test root.
  */
+
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
+import { acceptSnapshotsCommand, sidecarHash } from '@acp-snapshot/core';
 import {
   type Exchange,
   ExchangeLogError,
@@ -12,7 +14,6 @@ import {
   referencedSidecars,
   serializeExchanges,
 } from '@acp-snapshot/model-http';
-import { acceptSnapshotsCommand, sidecarHash } from '@acp-snapshot/session-log';
 import { firstDifferingLine } from '../compare/diff.js';
 import { type GuardOptions, SIDECAR_NAME } from './guard-context.js';
 import { secretPatterns, secretsIn } from './secrets.js';

@@ -1,4 +1,5 @@
 // Fuzzing input.json: committed scenarios with one field mutated, and hostile bytes on disk (see TESTING.md).
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -10,7 +11,7 @@ import {
   type Outcome,
   outcome,
   smallHostile,
-} from '@acp-snapshot/session-log/testing';
+} from '@acp-snapshot/core/testing';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { fixturesDir } from './corpus.js';

@@ -5,7 +5,7 @@ import {
   handWrittenFileText,
   placeholderPattern,
   Utf8Error,
-} from '@acp-snapshot/session-log';
+} from '@acp-snapshot/core';
 import { z } from 'zod';
 import { expandRootPlaceholders, placeholderIssues } from './placeholders.js';
 import { PromptBlock } from './prompt-content.js';

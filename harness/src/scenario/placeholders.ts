@@ -1,9 +1,9 @@
+import { hydrateRoots, MAX_JSON_DEPTH, placeholderPattern, ROOT_NAMES } from '@acp-snapshot/core';
 /**
  * Root placeholders a scenario author writes (`{{cwd}}`, `{{spill}}`, ...: the names of `rootMap`) in
  * prompt text, prompt content blocks, a `list_sessions` or `new_session` cwd and `agentConfig`, so a path such as `file://{{cwd}}/notes.txt`
  * is portable: the harness puts this run's real directories in before anything is sent.
  */
-import { hydrateRoots, MAX_JSON_DEPTH, placeholderPattern, ROOT_NAMES } from '@acp-snapshot/session-log';
 
 /** The placeholders a scenario may use: the one list of root names (session-log roots.ts). */
 export const ROOT_PLACEHOLDERS = ROOT_NAMES;

@@ -3,7 +3,7 @@
  * the named agent profiles a scenario may pick with `"agent": NAME`, and the generated directories of
  * the test's runs (removed when it passes, kept and named in the report when it fails).
  */
-import type { SnapshotMode } from '@acp-snapshot/session-log';
+import type { SnapshotMode } from '@acp-snapshot/core';
 import { test as acpTest } from '../fixtures.js';
 import type { AgentProfile } from '../profile.js';
 import { RunDirs, settleTestDirs } from '../roots/run-dirs.js';

@@ -2,19 +2,14 @@
  * The agents this repository runs the conformance suite against (e2e/conformance): the SDK example and our
  * agent with the harness's env contract, in record mode against the emulator and in replay mode.
  */
+
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentTarget, PrepareInput, TurnKind } from '@acp-snapshot/conformance';
 import { plainTargetEnv } from '@acp-snapshot/conformance/testing';
+import type { StreamChunk } from '@acp-snapshot/core';
 import { startEmulator } from '@acp-snapshot/emulator';
-import {
-  buildHeader,
-  finishChunk,
-  makeRecords,
-  type StreamChunk,
-  serializeLog,
-  textChunk,
-} from '@acp-snapshot/session-log';
+import { buildHeader, finishChunk, makeRecords, serializeLog, textChunk } from '@acp-snapshot/session-log';
 import { type AgentEnvInput, agentEnv } from '../process/agent-env.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { SDK_EXAMPLE_AGENT } from './sdk-example.js';

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatOf, type WireFormat } from '../formats.js';
+import { type WireFormat, wireFormatOf } from '@acp-snapshot/core';
 import { readBody, writeFrame } from '../http.js';
 
 export interface FakeRequest {
@@ -41,7 +41,7 @@ const sse = (event: string | undefined, data: unknown, eol = '\n') =>
 
 /** The frames (and content type) a format answers `deltas` with, streamed or as one JSON body. */
 export function cannedAnswer(
-  format: WireFormat,
+  format: WireFormat | undefined,
   deltas: string[],
   stream: boolean,
 ): { type: string; frames: string[] } {
@@ -175,7 +175,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
     }
     const path = req.url ?? '/';
     const stream = path.includes(':streamGenerateContent') || /"stream"\s*:\s*true/.test(body);
-    const { type, frames } = cannedAnswer(formatOf(path), options.deltas, stream);
+    const { type, frames } = cannedAnswer(wireFormatOf(path), options.deltas, stream);
     res.writeHead(200, { 'content-type': type, 'x-upstream-only': 'not kept' });
     res.flushHeaders();
     for (let i = 0; i < frames.length; i++) {

@@ -1,5 +1,5 @@
 /** Realistic request bodies of the four wire formats, as the agents send them, for tests and the bench. */
-import type { WireFormat } from '../formats.js';
+import type { WireFormat } from '@acp-snapshot/core';
 import { dashedPath } from '../normalize.js';
 
 export const FORMATS = [

@@ -3,10 +3,11 @@
  * streaming one answer's text the way an agent built on it would (for tests that must see what an SDK
  * makes of an answer, a fault or an error). Keyless: a dummy key, the server's URL as the base URL.
  */
+
+import type { WireFormat } from '@acp-snapshot/core';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import type { WireFormat } from '../formats.js';
 
 export interface SdkCallOptions {
   /** Cancels the call (what a user's cancel does in an agent). */

@@ -1,4 +1,5 @@
-import type { ChatMessage, EventOf, SessionEvent, StreamChunk, Usage } from '../events.js';
+import type { ChatMessage, StreamChunk, Usage } from '@acp-snapshot/core';
+import type { EventOf, SessionEvent } from '../events.js';
 import type { ChunksEntry, ExpectedCall, ReplayEntry } from './script.js';
 
 /** A recorded session log that cannot be turned into a replay script. */

@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import {
+  CLIP_LENGTH,
+  clipText,
+  handWrittenFileText,
+  RequestFingerprint,
+  StreamChunk,
+  Utf8Error,
+} from '@acp-snapshot/core';
 import * as z from 'zod';
-import { CLIP_LENGTH, clipText } from '../clip.js';
-import { RequestFingerprint, StreamChunk } from '../events.js';
-import { handWrittenFileText, Utf8Error } from '../utf8.js';
 import type { ExpectedCall, ReplayEntry } from './script.js';
 
 /** A replay.override.json that cannot be read or does not match the schema. */

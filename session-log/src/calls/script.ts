@@ -1,5 +1,4 @@
-import type { ChatMessage, RequestFingerprint, StreamChunk } from '../events.js';
-import type { LlmErrorCode } from '../llm.js';
+import type { ChatMessage, LlmErrorCode, RequestFingerprint, StreamChunk } from '@acp-snapshot/core';
 
 /** Why a model call is made (mirrors LlmRequest['purpose']). */
 export type CallPurpose = 'turn' | 'compaction';

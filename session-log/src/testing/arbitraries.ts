@@ -1,18 +1,9 @@
 // fast-check generators of session logs, for the property tests of the codec, persistence and projection.
+import type { FinishReason, StreamChunk } from '@acp-snapshot/core';
+import { anyText } from '@acp-snapshot/core/testing';
 import fc from 'fast-check';
 import { buildHeader, DEFAULT_START_TS } from '../builders.js';
-import type { FinishReason, LogRecord, SessionEvent, StreamChunk } from '../events.js';
-
-/** Any unicode text: astral characters, combining marks, control characters, quotes and newlines. */
-export const anyText = (maxLength = 40) =>
-  fc.oneof(
-    { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength }) },
-    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength }) },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom('', '\n', '"', '\\', '😀', '𝄞x', '\u2028', '{"a":1}', '\u0000', '\ud800'),
-    },
-  );
+import type { LogRecord, SessionEvent } from '../events.js';
 
 const nat = fc.nat({ max: 5 });
 const usage = fc.record(

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { anyText } from './arbitraries.js';
+import { anyText } from './texts.js';
 
 /** One mebibyte. */
 export const MB = 1 << 20;

@@ -60,6 +60,6 @@ test('untestedCases names the cases of a layer a spec has no test for', () => {
 
 test('an unknown id names the known ones and where they are defined', () => {
   expect(() => failureCase('provider-418')).toThrow(
-    /^unknown failure case "provider-418" \(known: agent-command-not-found, provider-401, .*request-drift\); cases are defined in session-log\/src\/testing\/failure-catalog\.ts$/,
+    /^unknown failure case "provider-418" \(known: agent-command-not-found, provider-401, .*request-drift\); cases are defined in core\/src\/testing\/failure-catalog\.ts$/,
   );
 });

@@ -15,6 +15,7 @@
  * scenario, so hydrating the slices gives the fragments the recording had, and the last slice is
  * open-ended so the fragments always join to the whole live root.
  */
+import { existsSync, realpathSync } from 'node:fs';
 import { placeholderPattern } from './placeholder.js';
 
 /** Volatile roots of a session: placeholder name -> directory (or word, for {@link WORD_ROOTS}). */
@@ -300,4 +301,35 @@ export function parseRootsEnv(text: string | undefined): VolatileRoots {
     out[k] = x;
   }
   return out;
+}
+
+/** One trailing slash off (rootAliases's own rule, kept as it was when it moved here from the projection). */
+function trimOneSlash(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/**
+ * Every spelling of each root: the path itself, its realpath, and the `/private/...` twin (macOS
+ * /tmp and /var) when the filesystem says it is the same directory. Word roots (the user name) as given.
+ */
+export function rootAliases(roots: VolatileRoots): RootSpelling[] {
+  const pairs: RootSpelling[] = [];
+  for (const [name, raw] of Object.entries(roots)) {
+    if (typeof raw !== 'string' || raw.length <= 1) continue;
+    if (WORD_ROOTS.has(name) || !raw.startsWith('/')) {
+      pairs.push(...rootSpellings({ [name]: raw }));
+      continue;
+    }
+    const spellings = new Set([trimOneSlash(raw)]);
+    if (existsSync(raw)) {
+      const real = realpathSync(raw);
+      spellings.add(trimOneSlash(real));
+      for (const p of [...spellings]) {
+        const twin = p.startsWith('/private/') ? p.slice('/private'.length) : `/private${p}`;
+        if (existsSync(twin) && realpathSync(twin) === real) spellings.add(twin);
+      }
+    }
+    for (const s of spellings) if (s.length > 1) pairs.push([name, s]);
+  }
+  return withDashedSpellings(pairs);
 }

@@ -2,7 +2,7 @@
  * The failure catalog: one definition of each failure the suite must survive, with how to provoke it
  * at every layer where it applies (replay-plugin unit tests, the agent against the model emulator,
  * the full harness) and what the user must observe. Pure data: no runtime imports, so any layer can
- * import it (`../../e2e/failures/catalog.js`). The table in e2e/failures/README.md mirrors it.
+ * import it (`@acp-snapshot/core/testing`). The table in e2e/failures/README.md mirrors it.
  */
 
 /**
@@ -321,7 +321,7 @@ export function failureCase(id: string): FailureCase {
   const found = FAILURE_CATALOG.find((c) => c.id === id);
   if (!found) {
     throw new Error(
-      `unknown failure case "${id}" (known: ${FAILURE_CATALOG.map((c) => c.id).join(', ')}); cases are defined in session-log/src/testing/failure-catalog.ts`,
+      `unknown failure case "${id}" (known: ${FAILURE_CATALOG.map((c) => c.id).join(', ')}); cases are defined in core/src/testing/failure-catalog.ts`,
     );
   }
   return found;

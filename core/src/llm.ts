@@ -1,4 +1,4 @@
-import type { ChatMessage, RequestFingerprint, StreamChunk, ToolSchema } from './events.js';
+import type { ChatMessage, RequestFingerprint, StreamChunk, ToolSchema } from './messages.js';
 import type { VolatileRoots } from './roots.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RequestFingerprint } from './events.js';
 import type { LlmRequest } from './llm.js';
+import type { RequestFingerprint } from './messages.js';
 import { replaceRoots, type VolatileRoots } from './roots.js';
 
 /** JSON with object keys sorted at every depth: the canonical text that is hashed. */
