@@ -70,7 +70,7 @@ const entries = [
     in: 'conformance/src/index.ts',
     out: 'conformance/dist/index.js',
     // The emulator's dist is a bundle itself: imported at run time, not bundled again.
-    external: ['@acp-snapshot/session-log', '@acp-snapshot/emulator', 'zod'],
+    external: ['@acp-snapshot/core', '@acp-snapshot/session-log', '@acp-snapshot/emulator', 'zod'],
   },
   { in: 'conformance/src/piped-child.ts', out: 'conformance/dist/process.js' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
