@@ -26,4 +26,5 @@ export * from '../rules/guards.js';
 export * from '../scenario/corpus.js';
 export * from '../scenario/input.js';
 export * from './packed-harness.js';
+export * from './runner-env.js';
 export * from './suite-test.js';
