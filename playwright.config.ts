@@ -77,6 +77,38 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       agents,
       teardown: 'prune-sidecars',
     }),
+    // The longest tests first: Playwright hands out tests in the order of this list (then file, then test), so
+    // the examples (each minutes long) and the record-emulator proofs start while the short tests fill the other
+    // worker, instead of running last with one worker idle at the end.
+    {
+      // The example projects (examples/*): real agents from npm, installed from their own lockfiles, each
+      // running its own suite keylessly three times over; and `acp-snapshot init` from an empty directory (init.spec.ts).
+      name: 'examples',
+      default: false,
+      testDir: './e2e',
+      testMatch: ['examples.spec.ts', 'init.spec.ts', 'examples-report.spec.ts'],
+      timeout: 600_000,
+    },
+    {
+      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator),
+      // and the HTML report of a stdout mismatch in real Chromium.
+      name: 'record-emulator',
+      default: false,
+      testDir: './e2e',
+      testMatch: [
+        'proofs.spec.ts',
+        'commands.spec.ts',
+        'report.spec.ts',
+        'package.spec.ts',
+        'http-model.spec.ts',
+        'model-faults.spec.ts',
+        'record-modes.spec.ts',
+        'shard.spec.ts',
+        'portable-recording.spec.ts',
+      ],
+      timeout: 300_000,
+      use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
+    },
     // ACP v1 conformance checks (e2e/conformance), one test per check against the SDK example and our agent.
     {
       name: 'conformance',
@@ -106,35 +138,6 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       testMatch: ['harness.spec.ts', 'harness-record.spec.ts'],
       timeout: 30_000,
       use: { agentCommand: agent('replay.json') },
-    },
-    {
-      // npm test's proofs: record round trip, keyless replay, drift error (all against the local emulator),
-      // and the HTML report of a stdout mismatch in real Chromium.
-      name: 'record-emulator',
-      default: false,
-      testDir: './e2e',
-      testMatch: [
-        'proofs.spec.ts',
-        'commands.spec.ts',
-        'report.spec.ts',
-        'package.spec.ts',
-        'http-model.spec.ts',
-        'model-faults.spec.ts',
-        'record-modes.spec.ts',
-        'shard.spec.ts',
-        'portable-recording.spec.ts',
-      ],
-      timeout: 300_000,
-      use: { agentCommand: agent('record.json'), replayCommand: agent('replay.json') },
-    },
-    {
-      // The example projects (examples/*): real agents from npm, installed from their own lockfiles, each
-      // running its own suite keylessly three times over; and `acp-snapshot init` from an empty directory (init.spec.ts).
-      name: 'examples',
-      default: false,
-      testDir: './e2e',
-      testMatch: ['examples.spec.ts', 'init.spec.ts', 'examples-report.spec.ts'],
-      timeout: 600_000,
     },
     // Runs after record or refresh: sidecars no fixture references any more are deleted.
     { name: 'prune-sidecars', default: false, testDir: './e2e', testMatch: 'sidecars.teardown.ts' },

@@ -10,6 +10,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  childRunnerEnv,
   expect,
   fixturesDir,
   REPO_ROOT,
@@ -45,10 +46,7 @@ test.afterEach(async () => {
 
 /** `npx playwright test --project=replay -g NAME` on the scratch fixtures, with its own output directory. */
 function replay(...args: string[]) {
-  const env: Record<string, string> = {};
-  // The child is a fresh runner, not a worker of this one.
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(k)) env[k] = v;
+  const env = childRunnerEnv();
   env.ACP_SNAPSHOT_FIXTURES = join(scratch, 'fixtures');
   // Plain text, as a log file or CI shows it (this runner's workers force colors on).
   env.FORCE_COLOR = '0';

@@ -26,6 +26,9 @@ export const qwenCode = builtinAgent({
       OPENAI_BASE_URL: '{{modelBaseUrl}}/v1',
       OPENAI_API_KEY: 'sk-replay-dummy',
       OPENAI_MODEL: model,
+      // It relaunches itself to raise its heap limit, loading its bundle twice: ~2 s of CPU per start, 40% of
+      // its start's wall time. A test session needs no larger heap.
+      QWEN_CODE_NO_RELAUNCH: 'true',
     },
     home: {
       // No update check, no telemetry, and no background model calls (memory extraction, follow-ups). Since

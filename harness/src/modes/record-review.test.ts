@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { fixturesDir, REPO_ROOT, scenarioPaths } from '../scenario/corpus.js';
+import { childRunnerEnv } from '../testing/runner-env.js';
 import { expect, test } from '../testing/suite-test.js';
 import { NONDETERMINISM } from './review-format.js';
 
@@ -46,10 +47,7 @@ test('a re-recording that answers the same request differently is flagged in the
   expect(committed).toContain('"Hello!"," Nice"');
   await writeFile(paths.session, committed.replace('"Hello!"," Nice"', '"Howdy!"," Nice"'));
 
-  const env: Record<string, string> = {};
-  // The child is a fresh runner, not a worker of this one.
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(k)) env[k] = v;
+  const env = childRunnerEnv();
   Object.assign(env, {
     ACP_SNAPSHOT_FIXTURES: join(scratch, 'fixtures'),
     ACP_SNAPSHOT_BASE_URL: 'emulator',

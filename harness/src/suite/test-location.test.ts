@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { REPO_ROOT } from '../scenario/corpus.js';
+import { childRunnerEnv } from '../testing/runner-env.js';
 
 test("each scenario test's location is line 1 of its input.json, not the suite's source", async () => {
   const out = await new Promise<string>((resolve, reject) =>
@@ -22,7 +23,7 @@ test("each scenario test's location is line 1 of its input.json, not the suite's
       ],
       {
         cwd: REPO_ROOT,
-        env: { ...process.env, ACP_SNAPSHOT_RESULTS: join(REPO_ROOT, '.tmp/test-location') },
+        env: { ...childRunnerEnv(), ACP_SNAPSHOT_RESULTS: join(REPO_ROOT, '.tmp/test-location') },
       },
       (e, stdout, stderr) => (e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout)),
     ),

@@ -34,5 +34,6 @@ export * from '../scenario/corpus.js';
 export * from '../scenario/input.js';
 export * from './conformance-targets.js';
 export * from './packed-harness.js';
+export * from './runner-env.js';
 export * from './sdk-example.js';
 export * from './suite-test.js';
