@@ -176,8 +176,10 @@ async function runCase(c: FailureCase): Promise<void> {
       },
     });
     expect(error.message).toMatch(c.expect.message);
-    // stderr says the same in a readable line, and carries no stack trace.
-    expect(agent.stderr).toContain(`turn 1 of ${sessionId} failed: ${error.message}`);
+    // stderr says the same in a readable line, and carries no stack trace. It is written before the response,
+    // but on another pipe: the response may be read first.
+    const line = `turn 1 of ${sessionId} failed: ${error.message}`;
+    await expect.poll(() => agent.stderr).toContain(line);
   } else {
     expect(outcome, 'the prompt must end with a stop reason').toHaveProperty('result');
     const { stopReason } = (outcome as Extract<Outcome, { result: unknown }>).result;
