@@ -6,10 +6,10 @@ import {
   scenarioProjects,
 } from '@acp-snapshot/playwright';
 import { defineConfig } from '@playwright/test';
-import { profileCommands } from './harness/src/profile.js';
-import { fixturesDir, REPO_ROOT } from './harness/src/scenario/corpus.js';
-import { SDK_EXAMPLE_AGENT } from './harness/src/testing/sdk-example.js';
-import type { SnapshotOptions } from './harness/src/testing/suite-test.js';
+import { profileCommands } from './playwright/src/profile.js';
+import { fixturesDir, REPO_ROOT } from './playwright/src/scenario/corpus.js';
+import { SDK_EXAMPLE_AGENT } from './playwright/src/testing/sdk-example.js';
+import type { SnapshotOptions } from './playwright/src/testing/suite-test.js';
 
 const CI = !!process.env.CI;
 
@@ -62,7 +62,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
     ['html', { open: 'never', outputFolder: join(results, 'playwright-report') }],
     ['json', { outputFile: join(results, 'test-results/report.json') }],
     // One block per shared cause at the end of a red run, with the command that accepts it.
-    ['./harness/src/reporter/summary-reporter.ts'],
+    ['./playwright/src/reporter/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
   use: { trace: 'retain-on-failure', agentCommands },
@@ -122,7 +122,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
       default: false,
       testDir: '.',
       testMatch: [
-        '{core,session-log,replay-plugin,agent,conformance,harness,emulator,model-http}/src/**/*.test.ts',
+        '{core,session-log,llm-replay,agent,conformance,playwright,emulator,model-http}/src/**/*.test.ts',
         'agent/test/**/*.spec.ts',
         'scripts/**/*.test.ts',
         'e2e/**/*.test.ts',

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SOURCES = ['session-log/src', 'replay-plugin/src', 'agent/src', 'scripts/build.mjs'];
+const SOURCES = ['session-log/src', 'llm-replay/src', 'agent/src', 'scripts/build.mjs'];
 const BUNDLES = [
   'session-log/dist/index.js',
-  'replay-plugin/dist/index.js',
+  'llm-replay/dist/index.js',
   'agent/dist/main.js',
   'agent/dist/plugins/openai-compatible.js',
 ];

@@ -36,7 +36,7 @@ test('from an empty directory: npm init, install, `acp-snapshot init --agent gem
     await test.step('npm init -y; install the packed harness and @playwright/test; the agent', async () => {
       await mkdir(project);
       expect((await sh('npm init -y', project)).exitCode).toBe(0);
-      // The tarball `npm pack -w harness` wrote for the proofs that share it (packed once per build).
+      // The tarball `npm pack -w playwright` wrote for the proofs that share it (packed once per build).
       await copyFile(join(await packedTemplate(), TARBALL), join(root, TARBALL));
       const tarball = TARBALL;
       const playwright = JSON.parse(

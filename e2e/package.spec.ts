@@ -1,7 +1,7 @@
 /**
- * The harness as a user gets it: `npm pack` of harness/, installed into a scratch project outside the
+ * The harness as a user gets it: `npm pack` of playwright/, installed into a scratch project outside the
  * repository (from the npm cache where it can; one pack and install shared by the run,
- * harness/src/testing/packed-harness.ts), with the install command, config and spec of docs/your-agent.md copied
+ * playwright/src/testing/packed-harness.ts), with the install command, config and spec of docs/your-agent.md copied
  * verbatim. The spec runs against the SDK example agent, then
  * against our agent replaying recorded model answers; the snapshots it writes are checked, and a second
  * run compares with them. Run by `npm test` (project record-emulator).
@@ -48,7 +48,7 @@ test('the packed harness installs into a project outside the repository and its 
   const root = await mkdtemp(join(tmpdir(), 'acp-snap-user-'));
   const project = join(root, 'project');
   try {
-    await test.step('npm pack -w harness, installed as the README says (one install shared by the run)', async () => {
+    await test.step('npm pack -w playwright, installed as the README says (one install shared by the run)', async () => {
       expect(install).toContain(`./${TARBALL}`);
       await packedProject(project, { install });
       expect((await readdir(project)).sort()).toEqual([

@@ -137,7 +137,7 @@ test.describe('after the re-recording', () => {
   });
 
   test('acp-snapshot review lists the exchanges kept, added and removed', async () => {
-    const r = await execa(process.execPath, [join(REPO_ROOT, 'harness/dist/cli.js'), 'review'], {
+    const r = await execa(process.execPath, [join(REPO_ROOT, 'playwright/dist/cli.js'), 'review'], {
       cwd: project,
       env: {
         ACP_SNAPSHOT_PROJECT_ROOT: project,

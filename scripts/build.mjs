@@ -36,13 +36,13 @@ const AGENT_BUNDLE = {
   alias: {
     '@acp-snapshot/core': join(root, 'core/src/index.ts'),
     '@acp-snapshot/session-log': join(root, 'session-log/src/index.ts'),
-    '@acp-snapshot/llm-replay': join(root, 'replay-plugin/src/index.ts'),
+    '@acp-snapshot/llm-replay': join(root, 'llm-replay/src/index.ts'),
   },
 };
 const entries = [
   { in: 'core/src/index.ts', out: 'core/dist/index.js' },
   { in: 'session-log/src/index.ts', out: 'session-log/dist/index.js' },
-  { in: 'replay-plugin/src/index.ts', out: 'replay-plugin/dist/index.js' },
+  { in: 'llm-replay/src/index.ts', out: 'llm-replay/dist/index.js' },
   // The agent and its bundled plugins: one build with code splitting, so the ACP SDK, zod and session-log
   // are one copy in shared chunks (one module each to load, not zod's ~70 files from node_modules), and a
   // mode loads only its own plugin (replay never loads `openai`, record never loads the replay code).
@@ -76,23 +76,23 @@ const entries = [
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {
-    in: 'harness/src/index.ts',
-    out: 'harness/dist/index.js',
+    in: 'playwright/src/index.ts',
+    out: 'playwright/dist/index.js',
     external: HARNESS_EXTERNAL,
     // From source: the package's dist is itself a bundle with its own `require` shim.
     alias: HARNESS_ALIAS,
   },
   // The coverage teardown's spec, run by Playwright from the package (config.ts's coverageProject).
   {
-    in: 'harness/src/coverage/acp-coverage.spec.ts',
-    out: 'harness/dist/coverage/acp-coverage.spec.js',
+    in: 'playwright/src/coverage/acp-coverage.spec.ts',
+    out: 'playwright/dist/coverage/acp-coverage.spec.js',
     external: HARNESS_EXTERNAL,
     alias: HARNESS_ALIAS,
   },
   // Its command line (`acp-snapshot init|record|refresh|check|review|conformance`), self-contained the same way.
   {
-    in: 'harness/src/cli/main.ts',
-    out: 'harness/dist/cli.js',
+    in: 'playwright/src/cli/main.ts',
+    out: 'playwright/dist/cli.js',
     banner: '#!/usr/bin/env node',
     external: HARNESS_EXTERNAL,
     alias: HARNESS_ALIAS,

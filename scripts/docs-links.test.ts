@@ -43,7 +43,7 @@ const withoutLinkTargets = (md: string) =>
 /** The CLI's commands (from the usage it prints), the repository's projects and those an agent config makes. */
 async function commandSources(): Promise<CommandSources> {
   const usage = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/src/cli/main.ts'], { cwd: ROOT });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'playwright/src/cli/main.ts'], { cwd: ROOT });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));
@@ -100,7 +100,7 @@ const planted = fakeRepo({
   'README.md': '# acp-snapshot\n\n## Quick start\n',
   'docs/scenarios.md': '# The scenario corpus\n\n## Adding a scenario\n\n## The harness <-> agent contract\n',
   'session-log/README.md': '# session-log\n\n## Storage rows\n',
-  'harness/README.md': '# harness\n\n### Record modes\n',
+  'playwright/README.md': '# harness\n\n### Record modes\n',
   'package.json': JSON.stringify({ scripts: { test: 'x', record: 'y' } }),
   'examples/qwen/package.json': JSON.stringify({ scripts: { record: 'z' } }),
 });
@@ -125,7 +125,7 @@ test('a broken link or section citation is named with its file, line and what is
     "const d = 'see docs/gone.md#x';",
     '/* see README',
     ' * "Canonical form" and the harness README,',
-    ' * "Provider faults"; docs/missing.md and harness/README.md and /home/u/x/README.md */',
+    ' * "Provider faults"; docs/missing.md and playwright/README.md and /home/u/x/README.md */',
   ].join('\n');
   expect(formatProblems(citationProblems(planted, 'session-log/src/x.ts', code))).toEqual([
     'session-log/src/x.ts:4: docs/scenarios.md#recording: docs/scenarios.md has no heading with the anchor #recording',
@@ -133,7 +133,7 @@ test('a broken link or section citation is named with its file, line and what is
     'session-log/src/x.ts:5: README "Canonical form": session-log/README.md has no heading "Canonical form" (its headings: "session-log", "Storage rows")',
     'session-log/src/x.ts:6: docs/gone.md#x: docs/gone.md does not exist',
     'session-log/src/x.ts:7: README "Canonical form": session-log/README.md has no heading "Canonical form" (its headings: "session-log", "Storage rows")',
-    'session-log/src/x.ts:8: the harness README, "Provider faults": harness/README.md has no heading "Provider faults" (its headings: "harness", "Record modes")',
+    'session-log/src/x.ts:8: the harness README, "Provider faults": playwright/README.md has no heading "Provider faults" (its headings: "harness", "Record modes")',
     'session-log/src/x.ts:9: docs/missing.md: docs/missing.md does not exist',
   ]);
 });

@@ -11,7 +11,7 @@
  *
  * A shell block runs in the repository root, or where its file says: a `# in DIR` comment line or `cd DIR`
  * (a directory of the repository), `# in your project` (a user's project: its `--project` names are those
- * `defineAcpConfig()` makes, and its npm scripts are the user's own, not checked). harness/README.md is read by
+ * `defineAcpConfig()` makes, and its npm scripts are the user's own, not checked). playwright/README.md is read by
  * the package's users, so its blocks run in "your project".
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -96,9 +96,13 @@ function packageReadme(repo: Repo, file: string): string {
   }
 }
 
-/** `harness`, `@acp-snapshot/model-http`: the README of that package directory. */
+/**
+ * `harness`, `@acp-snapshot/model-http`: the README of that package's directory (each directory is named after
+ * its package; the harness is `@acp-snapshot/playwright`).
+ */
 function namedReadme(name: string): string {
-  return `${name.replace(/^@acp-snapshot\//, '')}/README.md`;
+  const dir = name.replace(/^@acp-snapshot\//, '');
+  return `${dir === 'harness' ? 'playwright' : dir}/README.md`;
 }
 
 /** A cited heading names a section by its words: `Invariants` for `9. Invariants`, `Fixture-tree rules` for
@@ -296,7 +300,7 @@ export function commandProblems(
   sources: CommandSources,
 ): DocProblem[] {
   const problems: DocProblem[] = [];
-  const start: Where = file === 'harness/README.md' ? 'your project' : { dir: '.' };
+  const start: Where = file === 'playwright/README.md' ? 'your project' : { dir: '.' };
   let from = 0;
   for (const t of walk(marked.lexer(markdown))) {
     if (t.type !== 'code') continue;

@@ -85,13 +85,13 @@ test('the range check reads the forms packages use', () => {
 test(`every installed package admits the lowest Node the project declares (${rootEngines})`, () => {
   const packages = [
     '.',
-    'harness',
+    'playwright',
     'model-http',
     'emulator',
     'core',
     'session-log',
     'agent',
-    'replay-plugin',
+    'llm-replay',
   ].flatMap((w) => installed(join(ROOT, w, 'node_modules')));
   expect(packages.length).toBeGreaterThan(10);
   const refused = packages

@@ -260,7 +260,7 @@ async function main(argv: string[]): Promise<number> {
   for (const o of outcomes)
     console.log(
       o.green
-        ? `  examples/${o.name}: ${o.from} -> ${o.to}, replay green x3; profile proven on ${o.to}; docs/agents.md rewritten. Review: git diff -- examples/${o.name} harness/src/agents docs/agents.md`
+        ? `  examples/${o.name}: ${o.from} -> ${o.to}, replay green x3; profile proven on ${o.to}; docs/agents.md rewritten. Review: git diff -- examples/${o.name} playwright/src/agents docs/agents.md`
         : `  examples/${o.name}: stays at ${o.from} (${o.to} not taken): ${o.detail.split('\n')[0]}`,
     );
   return outcomes.every((o) => o.green) ? 0 : 1;

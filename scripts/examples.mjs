@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Installs the example projects under examples/ as their users would (from their own lockfiles,
-// the harness package copied in from harness/ by install-links), again only when their lockfile or the
+// the harness package copied in from playwright/ by install-links), again only when their lockfile or the
 // built harness changed since the last install. `.ci/run` calls it; so does the examples proof before it runs them.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -17,12 +17,12 @@ function stampOf(dir) {
   for (const f of [
     join(dir, 'package.json'),
     join(dir, 'package-lock.json'),
-    join(ROOT, 'harness/package.json'),
+    join(ROOT, 'playwright/package.json'),
   ])
     hash.update(readFileSync(f));
-  const dist = join(ROOT, 'harness/dist');
+  const dist = join(ROOT, 'playwright/dist');
   if (!existsSync(join(dist, 'index.js')))
-    throw new Error('examples: harness/dist/index.js is missing; build it first: npm run build');
+    throw new Error('examples: playwright/dist/index.js is missing; build it first: npm run build');
   for (const f of readdirSync(dist, { recursive: true }).sort()) {
     const file = join(dist, f);
     if (!f.endsWith('.map') && statSync(file).isFile()) hash.update(f).update(readFileSync(file));

@@ -29,12 +29,12 @@ const ROOT = resolve(import.meta.dirname, '..');
 const PACKAGES: Record<string, readonly string[]> = {
   core: [],
   'session-log': ['@acp-snapshot/core'],
-  'replay-plugin': ['@acp-snapshot/core', '@acp-snapshot/session-log'],
+  'llm-replay': ['@acp-snapshot/core', '@acp-snapshot/session-log'],
   agent: ['@acp-snapshot/core', '@acp-snapshot/session-log', '@acp-snapshot/llm-replay'],
   emulator: ['@acp-snapshot/core'],
   'model-http': ['@acp-snapshot/core'],
   conformance: ['@acp-snapshot/core', '@acp-snapshot/emulator'],
-  harness: [
+  playwright: [
     '@acp-snapshot/core',
     '@acp-snapshot/session-log',
     '@acp-snapshot/emulator',
@@ -56,14 +56,14 @@ const PACKAGES: Record<string, readonly string[]> = {
  * what they bundle under devDependencies. The others are installed as they are, so their runtime imports must
  * be dependencies.
  */
-const BUNDLED = ['harness'];
+const BUNDLED = ['playwright'];
 
 /** Test-only packages: runtime code (not a test, not a `testing/` helper) of the bottom packages imports none. */
 const TEST_TOOLING = ['@playwright/test', 'fast-check'];
 /** Packages any test may use besides its own package's allow-list: the model emulator is a test stand-in. */
 const TEST_PACKAGES = ['@acp-snapshot/core', '@acp-snapshot/emulator', '@acp-snapshot/session-log'];
 /** Packages whose runtime code may import test tooling (the harness is a Playwright package); no other may. */
-const RUNTIME_WITH_TEST_TOOLING = ['harness'];
+const RUNTIME_WITH_TEST_TOOLING = ['playwright'];
 
 interface Import {
   file: string;
@@ -300,10 +300,10 @@ test('the folder rules put no folder below itself', () => {
 });
 
 test('the check sees what it checks: the harness is found and its folders have rules', () => {
-  const files = sourceFiles().filter((f) => f.startsWith('harness/src/') && !isTest(f));
+  const files = sourceFiles().filter((f) => f.startsWith('playwright/src/') && !isTest(f));
   expect(files.length).toBeGreaterThan(50);
   const needing = foldersNeedingRules();
-  expect(needing).toContain('harness/src/driver');
+  expect(needing).toContain('playwright/src/driver');
   expect(needing).not.toContain('emulator/src');
-  expect(folderRules().get('harness/src/driver')?.all.length).toBeGreaterThan(0);
+  expect(folderRules().get('playwright/src/driver')?.all.length).toBeGreaterThan(0);
 });

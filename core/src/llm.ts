@@ -3,8 +3,8 @@ import type { VolatileRoots } from './roots.js';
 
 /**
  * The LLM plugin contract shared by the agent (which calls it) and every implementation
- * (`openai-compatible` / `deepseek` in agent/, `replay` in replay-plugin/). It lives here, in the
- * bottom package, so replay-plugin never imports agent/ and agent never imports replay code.
+ * (`openai-compatible` / `deepseek` in agent/, `replay` in llm-replay/). It lives here, in the
+ * bottom package, so llm-replay never imports agent/ and agent never imports replay code.
  */
 
 /** Sampling and size parameters that shape a request. */
@@ -71,7 +71,7 @@ export type LlmErrorCode =
   | 'malformed_chunk' // a chunk that does not parse
   | 'stream_error' // an error object mid-stream
   | 'connection' // could not reach the provider
-  | 'replay'; // replay-plugin's own failures (drift, exhausted)
+  | 'replay'; // llm-replay's own failures (drift, exhausted)
 
 /** A provider failure, raised by every LLM plugin in the same shape. */
 export class LlmProviderError extends Error {

@@ -84,12 +84,12 @@ async function runThroughHarness(
 const agentMissing = ['/nonexistent/acp-agent-cmd', '--stdio'];
 const noisyAgent = [
   process.execPath,
-  join(import.meta.dirname, '..', '..', 'harness', 'src', 'testing', 'agents', 'fake-agent.mjs'),
+  join(import.meta.dirname, '..', '..', 'playwright', 'src', 'testing', 'agents', 'fake-agent.mjs'),
   'noisy',
 ];
 const orphanAgent = [
   process.execPath,
-  join(import.meta.dirname, '..', '..', 'harness', 'src', 'testing', 'agents', 'fake-agent.mjs'),
+  join(import.meta.dirname, '..', '..', 'playwright', 'src', 'testing', 'agents', 'fake-agent.mjs'),
   'orphan',
 ];
 /** Catalog cases with their harness test below; a harness case missing here fails the first test. */

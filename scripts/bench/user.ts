@@ -1,5 +1,5 @@
 // `npm run bench -- user`: the harness where a user meets it: a scratch project outside the repository with the
-// packed harness installed as the README says (harness/src/testing/packed-harness.ts), against a bare Playwright project beside it
+// packed harness installed as the README says (playwright/src/testing/packed-harness.ts), against a bare Playwright project beside it
 // (same Playwright, same agent, same number of tests, no harness). One worker each, so worker start-up is not
 // hidden behind a second worker.
 // - workerStartMs / workerStartFloorMs: what a test that starts in a fresh worker waits for it (every test of a

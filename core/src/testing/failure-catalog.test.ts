@@ -27,7 +27,7 @@ test('each case states how to provoke it at the layers it names', () => {
     expect(c.layers.length, c.id).toBeGreaterThan(0);
     if (c.layers.includes('agent')) expect(c.emulator, `${c.id}: emulator responses`).toBeDefined();
     // The fixture cases are provoked by mutating session.jsonl rather than by override calls.
-    if (c.layers.includes('replay-plugin') && c.id !== 'malformed-fixture-line')
+    if (c.layers.includes('llm-replay') && c.id !== 'malformed-fixture-line')
       expect(c.override, `${c.id}: override calls`).toBeDefined();
     // A documented outcome is either a stop reason or an error response, never both.
     expect(c.expect.stopReason !== undefined && c.expect.rpcErrorCode !== undefined, c.id).toBe(false);

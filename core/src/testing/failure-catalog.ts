@@ -1,6 +1,6 @@
 /**
  * The failure catalog: one definition of each failure the suite must survive, with how to provoke it
- * at every layer where it applies (replay-plugin unit tests, the agent against the model emulator,
+ * at every layer where it applies (llm-replay unit tests, the agent against the model emulator,
  * the full harness) and what the user must observe. Pure data: no runtime imports, so any layer can
  * import it (`@acp-snapshot/core/testing`). The table in e2e/failures/README.md mirrors it.
  */
@@ -9,7 +9,7 @@
  * Where a failure case is exercised: 'harness' is the full harness in replay mode, 'harness-record'
  * the harness's record path (`npm run record`) against the model emulator serving the case's responses.
  */
-export type FailureLayer = 'replay-plugin' | 'agent' | 'harness' | 'harness-record';
+export type FailureLayer = 'llm-replay' | 'agent' | 'harness' | 'harness-record';
 
 /** One failure of the catalog, with how to provoke it at each layer and what the user must observe. */
 export interface FailureCase {
@@ -20,7 +20,7 @@ export interface FailureCase {
   layers: readonly FailureLayer[];
   /** Emulator script `responses` entries that provoke it live (agent and harness-record layers). */
   emulator?: readonly unknown[];
-  /** replay.override.json `calls` that provoke it under replay (replay-plugin and harness layers). */
+  /** replay.override.json `calls` that provoke it under replay (llm-replay and harness layers). */
   override?: readonly unknown[];
   /** The prompt that provokes it, when the case needs a particular one (e.g. a tool call to kill mid-run). */
   prompt?: string;
@@ -83,7 +83,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-401',
     title: 'the provider answers HTTP 401 (bad API key) before the stream',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'http', status: 401 } }],
     override: [
       httpThrow(
@@ -103,7 +103,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-402',
     title: 'the provider answers HTTP 402 (insufficient balance) before the stream',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'http', status: 402 } }],
     override: [
       httpThrow(
@@ -123,7 +123,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-429',
     title: 'the provider keeps answering HTTP 429 (rate limited) through every retry',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     // The openai SDK retries a 429 options.maxRetries (default 2) times: three refusals end the call.
     emulator: [0, 1, 2].map(() => ({ fail: { kind: 'http', status: 429, retryAfterMs: 1 } })),
     override: [
@@ -144,7 +144,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'provider-5xx',
     title: 'the provider keeps answering HTTP 500 (server error) through every retry',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [0, 1, 2].map(() => ({ fail: { kind: 'http', status: 500, retryAfterMs: 1 } })),
     override: [
       httpThrow(500, 'server_error', 'model provider returned HTTP 500 (server_error): Server Error'),
@@ -160,7 +160,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'stream-cut',
     title: 'the model stream is cut mid-way, before a finish_reason',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [
       { fail: { kind: 'cut', afterChunks: 2, reply: { text: 'Bytes on a pipe, newline after newline' } } },
     ],
@@ -183,7 +183,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'malformed-chunk',
     title: 'the provider sends a stream chunk that is not JSON',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [
       {
         fail: { kind: 'malformed', afterChunks: 1, reply: { text: 'Half an answer' }, data: '{"choices":[' },
@@ -210,7 +210,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
     id: 'malformed-tool-args',
     title:
       'the model sends tool-call arguments that are not JSON (documented: a failed tool result, the model retries)',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [
       { reply: { toolCalls: [{ name: 'read_file', arguments: '{"path": "README.md"' }] } },
       { reply: { text: 'My arguments were malformed; I give up.' } },
@@ -229,7 +229,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'hang-then-cancel',
     title: 'the model stops answering mid-stream and the client cancels (documented: stop reason cancelled)',
-    layers: ['replay-plugin', 'agent', 'harness', 'harness-record'],
+    layers: ['llm-replay', 'agent', 'harness', 'harness-record'],
     emulator: [{ fail: { kind: 'hang', afterChunks: 1, reply: { text: 'Sure. The repository has' } } }],
     override: [{ kind: 'hang', chunks: [text('Sure.')] }],
     expect: {
@@ -263,13 +263,13 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'malformed-fixture-line',
     title: 'a line of the scenario session.jsonl is not a valid log row',
-    layers: ['replay-plugin', 'harness'],
+    layers: ['llm-replay', 'harness'],
     expect: { llmErrorCode: 'ReplayFixtureError', message: /session\.jsonl:\d+/ },
   },
   {
     id: 'fixture-exhausted',
     title: 'the agent makes more model calls than the recording holds',
-    layers: ['replay-plugin', 'harness'],
+    layers: ['llm-replay', 'harness'],
     override: [toolCall('call_0', 'read_file', '{"path":"README.md"}')],
     expect: {
       rpcErrorCode: TURN_ERROR,
@@ -282,7 +282,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'fixture-unused',
     title: 'the agent makes fewer model calls than the recording holds',
-    layers: ['replay-plugin', 'harness'],
+    layers: ['llm-replay', 'harness'],
     override: [reply('Hello!'), reply('A second answer nobody asks for.')],
     expect: {
       stopReason: 'end_turn',
@@ -294,7 +294,7 @@ export const FAILURE_CATALOG: readonly FailureCase[] = [
   {
     id: 'request-drift',
     title: 'the agent sends the model a different request than the recording',
-    layers: ['replay-plugin', 'harness'],
+    layers: ['llm-replay', 'harness'],
     override: [{ ...reply('Hello!'), turn: 1, step: 1, purpose: 'turn', fingerprint: '0000000000000000' }],
     expect: {
       rpcErrorCode: TURN_ERROR,

@@ -17,7 +17,7 @@ export interface DeriveOptions {
 
 const OVERRIDE_HINT =
   'A derived replay needs every recorded model call to end with a finish chunk; a recording of a failed, ' +
-  'cancelled or cut call needs a replay.override.json next to the fixture (see replay-plugin/README.md).';
+  'cancelled or cut call needs a replay.override.json next to the fixture (see llm-replay/README.md).';
 
 /**
  * The chunks the live adapter produces for a compaction summary call. `maybeCompact` persists only

@@ -155,7 +155,7 @@ export function parseOverride(text: string, file: string): ReplayEntry[] {
       .join('\n');
     throw new ReplayOverrideError(
       `${file}: does not match the replay.override.json schema:\n${issues}\n` +
-        'See replay-plugin/README.md ("The override file") for the format.',
+        'See llm-replay/README.md ("The override file") for the format.',
     );
   }
   return overrideEntries(parsed.data, file);

@@ -64,7 +64,7 @@ export interface Recorded {
   /** Model requests the emulator served (emulator target only). */
   emulatorRequests?: number;
   /**
-   * The new recording against the session.jsonl it replaced, call by call (harness/src/modes/review.ts); a string
+   * The new recording against the session.jsonl it replaced, call by call (playwright/src/modes/review.ts); a string
    * when the replaced fixture could not be read; absent for a first recording.
    */
   review?: ScenarioReview | string;

@@ -100,7 +100,7 @@ test('agentConfig reaches the agent as the file ACP_SNAPSHOT_AGENT_CONFIG names,
         }),
       );
     const agents = {
-      fake: [process.execPath, join(process.cwd(), 'harness/src/testing/agents/fake-agent.mjs'), 'config'],
+      fake: [process.execPath, join(process.cwd(), 'playwright/src/testing/agents/fake-agent.mjs'), 'config'],
     };
     const run = () => runCorpusScenario({ paths, mode: 'replay', dirs: runDirs, agentCommand: [], agents });
     await write({ maxStepsPerTurn: 2, tools: { env: { NOTES: '{{cwd}}/notes' } } });

@@ -11,7 +11,7 @@ import { agentEnv, DriverError, type DriverOptions, driveScenario } from './driv
 const exampleAgent = [process.execPath, SDK_EXAMPLE_AGENT];
 const fakeAgent = (mode: string) => [
   process.execPath,
-  join(process.cwd(), 'harness/src/testing/agents/fake-agent.mjs'),
+  join(process.cwd(), 'playwright/src/testing/agents/fake-agent.mjs'),
   mode,
 ];
 

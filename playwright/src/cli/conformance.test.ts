@@ -13,7 +13,7 @@ test.describe.configure({ timeout: 120_000 });
 function runCli(args: string[], env: Record<string, string> = {}) {
   // The CLI's own HOME: the agent must never see it (each check gets a fresh one).
   const home = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
-  return execa(process.execPath, ['--import', 'tsx', 'harness/src/cli/conformance.ts', ...args], {
+  return execa(process.execPath, ['--import', 'tsx', 'playwright/src/cli/conformance.ts', ...args], {
     env: { ...env, HOME: home },
     reject: false,
     timeout: 60_000,

@@ -1,5 +1,5 @@
 /**
- * The review aid's text (harness/src/modes/review.ts): per scenario, the flagged calls first with what they mean and
+ * The review aid's text (playwright/src/modes/review.ts): per scenario, the flagged calls first with what they mean and
  * what to do, then one table row per model call. Shared by `npm run review` and the record output.
  */
 import { clipText, recordCommand } from '@acp-snapshot/core';

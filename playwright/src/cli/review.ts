@@ -1,5 +1,5 @@
 // `npm run review -- [NAME...] [--base REF] [--allow-nondeterminism]`: compares the working tree's
-// fixtures with git's HEAD (or REF), model call by model call (harness/src/modes/review.ts), for every scenario
+// fixtures with git's HEAD (or REF), model call by model call (playwright/src/modes/review.ts), for every scenario
 // whose session.jsonl or replay.override.json changed, or the named ones. Exit codes: 0 nothing
 // flagged (or --allow-nondeterminism), 1 a call's response changed while its request did not,
 // 2 bad usage, not a git repository, or a fixture that cannot be read. Exchange logs (`exchanges.jsonl`, the

@@ -24,7 +24,7 @@ const texts = [
     .filter((file) => existsSync(file))
     .map((file) => readFileSync(file, 'utf8')),
   /```json replay\.override\.json\n([\s\S]*?)```/.exec(
-    readFileSync(join(repo, 'replay-plugin', 'README.md'), 'utf8'),
+    readFileSync(join(repo, 'llm-replay', 'README.md'), 'utf8'),
   )![1]!,
 ];
 const docs = texts.map((t) => JSON.parse(t) as unknown);

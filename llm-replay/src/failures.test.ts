@@ -1,4 +1,4 @@
-// The failure catalog at the replay-plugin layer: every case marked 'replay-plugin' is provoked through
+// The failure catalog at the llm-replay layer: every case marked 'llm-replay' is provoked through
 // the real plugin factory (override calls, or a mutated fixture) and must end in its typed error with
 // the readable message the catalog states, while the close report still accounts for every call.
 
@@ -229,9 +229,9 @@ const drivers: Record<string, (c: FailureCase) => Promise<void>> = {
   },
 };
 
-const cases = failureCasesFor('replay-plugin');
+const cases = failureCasesFor('llm-replay');
 
-test('every replay-plugin case of the catalog has a driver here', () => {
+test('every llm-replay case of the catalog has a driver here', () => {
   expect(cases.length).toBeGreaterThan(0);
   expect(cases.map((c) => c.id).filter((id) => !drivers[id])).toEqual([]);
 });
@@ -239,7 +239,7 @@ test('every replay-plugin case of the catalog has a driver here', () => {
 for (const c of cases) {
   test(`${c.id}: ${c.title}`, async () => {
     const drive = drivers[c.id];
-    if (!drive) throw new Error(`no replay-plugin driver for catalog case ${c.id}`);
+    if (!drive) throw new Error(`no llm-replay driver for catalog case ${c.id}`);
     await drive(c);
   });
 }

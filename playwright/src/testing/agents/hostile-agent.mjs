@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A hostile "agent" for the stdout fuzz test (harness/src/normalize/stdout.fuzz.test.ts): it speaks no ACP. Once the first
+// A hostile "agent" for the stdout fuzz test (playwright/src/normalize/stdout.fuzz.test.ts): it speaks no ACP. Once the first
 // request line arrives it writes the bytes of the file argv[2] to stdout verbatim, and those of argv[3]
 // (if given) to stderr; then it exits when stdin ends, or as soon as the bytes are out when argv[4] is "exit".
 import { readFileSync } from 'node:fs';

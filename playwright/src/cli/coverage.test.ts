@@ -12,7 +12,7 @@ import { AcpClient } from '../driver/acp-client.js';
 import { agentEnv } from '../driver/driver.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 
-const CLI = join(REPO_ROOT, 'harness/dist/cli.js');
+const CLI = join(REPO_ROOT, 'playwright/dist/cli.js');
 const ours = [
   process.execPath,
   join(REPO_ROOT, 'agent/dist/main.js'),

@@ -75,7 +75,7 @@ export function replayErrors(stderr: readonly string[]): string[] {
 }
 
 /**
- * Why replay could not serve the agent (request drift, exhausted script...): replay-plugin lines on
+ * Why replay could not serve the agent (request drift, exhausted script...): llm-replay lines on
  * stderr and turns the log ended with a replay error.
  */
 export function replayFailures(

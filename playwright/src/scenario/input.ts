@@ -16,7 +16,7 @@ export type PermissionAnswer = z.infer<typeof PermissionAnswer>;
 
 /**
  * A point during a prompt turn: when the harness sends `session/cancel` (`cancel`) or SIGKILLs the
- * agent's process group (`kill`). See harness/src/driver/points.ts and docs/scenarios.md, "Adding a scenario" for which are
+ * agent's process group (`kill`). See playwright/src/driver/points.ts and docs/scenarios.md, "Adding a scenario" for which are
  * deterministic in replay.
  */
 export const TurnPoint = z.union([

@@ -1,6 +1,6 @@
 /**
  * The harness as a user installs it, packed and installed once for every test (and bench) that needs it:
- * `npm pack -w harness` (its prepack bundles the types) and docs/your-agent.md's install command run in a template
+ * `npm pack -w playwright` (its prepack bundles the types) and docs/your-agent.md's install command run in a template
  * project outside the repository, kept in the temp directory under a key of everything the install depends
  * on (the built package, its manifest, the install command). A pack and an install take a minute or more on
  * a loaded 2-core machine; every further caller, in any worker or process, gets a project of its own in
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../scenario/corpus.js';
 
-/** The tarball `npm pack -w harness` writes. */
+/** The tarball `npm pack -w playwright` writes. */
 export const TARBALL = 'acp-snapshot-playwright-0.1.0.tgz';
 
 /** docs/your-agent.md's install command (its first ```sh block), which installs `./TARBALL`. */
@@ -36,10 +36,10 @@ export const OFFLINE_FIRST_NPM = {
 /** What an install depends on; the pack's own output (dist/index.d.ts, written by prepack) is left out. */
 function installKey(install: string): string {
   const hash = createHash('sha256').update(install);
-  hash.update(readFileSync(join(REPO_ROOT, 'harness/package.json')));
-  const dist = join(REPO_ROOT, 'harness/dist');
+  hash.update(readFileSync(join(REPO_ROOT, 'playwright/package.json')));
+  const dist = join(REPO_ROOT, 'playwright/dist');
   if (!existsSync(join(dist, 'index.js')))
-    throw new Error('packed harness: harness/dist/index.js is missing; build it first: npm run build');
+    throw new Error('packed harness: playwright/dist/index.js is missing; build it first: npm run build');
   for (const f of readdirSync(dist, { recursive: true }).map(String).sort()) {
     const file = join(dist, f);
     if (f === 'index.d.ts' || f.endsWith('.map') || !statSync(file).isFile()) continue;
@@ -71,9 +71,9 @@ function sh(
 /** Packs and installs into `dir`; throws with npm's output when either fails. */
 async function packAndInstall(dir: string, install: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const pack = await sh(`npm pack -w harness --pack-destination ${dir}`, REPO_ROOT);
+  const pack = await sh(`npm pack -w playwright --pack-destination ${dir}`, REPO_ROOT);
   if (pack.exitCode !== 0 || !existsSync(join(dir, TARBALL)))
-    throw new Error(`packed harness: npm pack -w harness failed (exit ${pack.exitCode}):\n${pack.all}`);
+    throw new Error(`packed harness: npm pack -w playwright failed (exit ${pack.exitCode}):\n${pack.all}`);
   await writeFile(
     join(dir, 'package.json'),
     '{ "name": "my-agent-tests", "private": true, "type": "module" }\n',
