@@ -1,8 +1,10 @@
 // The prompt-aware model stand-in: what it answers depends on the prompt and on the tools the request offers,
 // whatever the agent calls them, and it names a wire format it does not serve.
+
+import { wireFormatOf } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
-import { newestMessage, offeredTools, respondTo, startModelStandIn, wireFormatOf } from './model.js';
+import { newestMessage, offeredTools, respondTo, startModelStandIn } from './model.js';
 
 const CWD = '/work/space';
 

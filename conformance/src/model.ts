@@ -12,6 +12,7 @@
  * path in the check's workspace, a content-like one the text), so agents with any tool names work.
  */
 
+import { type WireFormat, wireFormatOf } from '@acp-snapshot/core';
 import type { Emulator, LoggedRequest, ScriptEntry } from '@acp-snapshot/emulator';
 import { startEmulator } from '@acp-snapshot/emulator';
 
@@ -25,18 +26,6 @@ export interface OfferedTool {
 
 /** What the newest message of a request is: a user prompt (its text) or a tool result. */
 export type NewestMessage = { kind: 'user'; text: string } | { kind: 'tool-result' } | { kind: 'none' };
-
-/** The wire formats a request may come in, told apart by the request path. */
-export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
-
-/** The wire format of a request path, or undefined for paths no model API uses. */
-export function wireFormatOf(path: string): WireFormat | undefined {
-  if (/\/chat\/completions$/.test(path)) return 'openai-chat';
-  if (/\/responses$/.test(path)) return 'openai-responses';
-  if (/\/messages$/.test(path)) return 'anthropic-messages';
-  if (/:(stream)?generateContent$/i.test(path)) return 'gemini';
-  return undefined;
-}
 
 const WIRE_NAMES: Record<WireFormat, string> = {
   'openai-chat': 'OpenAI Chat Completions',

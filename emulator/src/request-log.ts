@@ -1,7 +1,7 @@
 // The emulator's request log: every request it received, as tests assert on them (headers redacted), and
 // waiting for the log to reach a state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireFormat } from '@acp-snapshot/core';
+import { CREDENTIAL_HEADERS, type WireFormat } from '@acp-snapshot/core';
 import type { ScriptFail } from './script.js';
 
 /** How a request was answered. */
@@ -45,16 +45,17 @@ export interface Received {
   body: Record<string, unknown> | undefined;
 }
 
-/** Headers that carry the key in Anthropic's and Gemini's clients (OpenAI's use `authorization`). */
-const KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key']);
-
 function redactHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;
     const value = Array.isArray(v) ? v.join(', ') : v;
-    out[k] =
-      k === 'authorization' ? `${value.split(' ')[0]} [redacted]` : KEY_HEADERS.has(k) ? '[redacted]' : value;
+    // The scheme of an authorization stays readable (Bearer, Basic); every other credential header goes.
+    out[k] = !CREDENTIAL_HEADERS.has(k)
+      ? value
+      : k.endsWith('authorization')
+        ? `${value.split(' ')[0]} [redacted]`
+        : '[redacted]';
   }
   return out;
 }

@@ -246,7 +246,12 @@ test('the request log keeps method, path, headers without the key, and the parse
   await withEmulator({ responses: [{ reply: { text: 'a' } }] }, async (emu) => {
     expect(emu.requests).toEqual([]);
     await rawPost(`${emu.url}/chat/completions`, request(), {
-      headers: { authorization: 'Bearer sk-secret-123' },
+      // Every credential header of core's table goes, not only the one this client sends its key in.
+      headers: {
+        authorization: 'Bearer sk-secret-123',
+        'api-key': 'sk-secret-456',
+        cookie: 'session=sk-secret-789',
+      },
     });
     expect(emu.requests).toHaveLength(1);
     const r = emu.requests[0]!;
@@ -258,7 +263,9 @@ test('the request log keeps method, path, headers without the key, and the parse
       served: 'reply',
     });
     expect(r.headers.authorization).toBe('Bearer [redacted]');
-    expect(JSON.stringify(r)).not.toContain('sk-secret-123');
+    expect(r.headers['api-key']).toBe('[redacted]');
+    expect(r.headers.cookie).toBe('[redacted]');
+    expect(JSON.stringify(r)).not.toMatch(/sk-secret/);
     expect(r.body).toEqual(request());
     await emu.waitFor(() => r.closed === 'finished', 'the response to finish');
   });
