@@ -202,13 +202,11 @@ function parseLine(line: string): unknown {
 
 /** The kind of a stdout line that is a `session/update` of one of the kinds, else undefined. */
 function updateKind(line: string, kinds: ReadonlySet<string>): string | undefined {
-  try {
-    const m = JSON.parse(line) as { method?: string; params?: { update?: { sessionUpdate?: string } } };
-    const kind = m.params?.update?.sessionUpdate;
-    return m.method === 'session/update' && kind !== undefined && kinds.has(kind) ? kind : undefined;
-  } catch {
-    return undefined;
-  }
+  const m = parseLine(line) as
+    | { method?: string; params?: { update?: { sessionUpdate?: string } } }
+    | undefined;
+  const kind = m?.params?.update?.sessionUpdate;
+  return m?.method === 'session/update' && kind !== undefined && kinds.has(kind) ? kind : undefined;
 }
 
 /** How many updates of each anytime kind the lines hold (a recording's, or a live run's so far). */
