@@ -15,10 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// The harness package's runtime dependencies stay outside its bundle: Playwright (the user's project
-// installs it) and zod (a dependency of the package). zod bundled together with the ACP SDK's schemas
-// evaluated the SDK's module-level schemas before zod's classes existed ("Class2 is not a constructor").
-const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core', 'zod'];
+// Only Playwright stays outside the harness bundle (the user's project installs it). zod is bundled: loaded
+// as its own ~100 ES modules it cost every Playwright worker ~90 ms at start (decision 0031). (Bundled beside the
+// ACP SDK's schemas it once broke the package at import, "Class2 is not a constructor"; scripts/build.test.ts
+// imports the bundle.)
+const HARNESS_EXTERNAL = ['@playwright/test', '@playwright/test/*', 'playwright', 'playwright-core'];
+// Bundles that Playwright loads into its runner and every worker. Playwright maps the caller's stack frame of
+// `test.extend()` through the bundle's source map at import, and parsing a linked 1.5 MB map cost ~200 ms of
+// every worker start (decision 0031). So these keep their lines (a stack frame names a readable line of the
+// bundle) and write the map beside them without linking it.
+const LOADED_BY_PLAYWRIGHT = { sourcemap: 'external', minifyWhitespace: false };
 // From source: the packages' dist are bundles themselves (built in parallel with these).
 const HARNESS_ALIAS = {
   '@acp-snapshot/core': join(root, 'core/src/index.ts'),
@@ -81,6 +87,7 @@ const entries = [
     external: HARNESS_EXTERNAL,
     // From source: the package's dist is itself a bundle with its own `require` shim.
     alias: HARNESS_ALIAS,
+    ...LOADED_BY_PLAYWRIGHT,
   },
   // The coverage teardown's spec, run by Playwright from the package (config.ts's coverageProject).
   {
@@ -88,6 +95,7 @@ const entries = [
     out: 'playwright/dist/coverage/acp-coverage.spec.js',
     external: HARNESS_EXTERNAL,
     alias: HARNESS_ALIAS,
+    ...LOADED_BY_PLAYWRIGHT,
   },
   // Its command line (`acp-snapshot init|record|refresh|check|review|conformance`), self-contained the same way.
   {
@@ -131,12 +139,12 @@ await Promise.all(
         // (a concurrent test run) must see the old bundle or the new one, never half a file.
         write: false,
         bundle: true,
-        minifyWhitespace: true,
+        minifyWhitespace: e.minifyWhitespace ?? true,
         minifySyntax: true,
         platform: 'node',
         format: 'esm',
         target: 'node20',
-        sourcemap: 'linked',
+        sourcemap: e.sourcemap ?? 'linked',
         logLevel: 'warning',
         // zod is shared too: bundling it into every bundle made the agent evaluate it three times at start-up.
         ...(e.alias ? { alias: e.alias } : {}),

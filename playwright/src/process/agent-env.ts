@@ -35,7 +35,19 @@ export function agentPath(path: string | undefined): string {
   return [...new Set(entries)].join(':') || '/usr/local/bin:/usr/bin:/bin';
 }
 
-/** The scrubbed agent environment: the contract variables plus PATH, LANG and TZ=UTC, nothing inherited. */
+/**
+ * Node's compile cache for the agent (`NODE_COMPILE_CACHE`, Node 22.1 and later): V8's compiled code of the
+ * agent's modules, kept across its processes and runs, so an agent that loads a large bundle at every start
+ * (qwen-code, gemini-cli, claude-agent-acp) compiles it once. Node checks each entry against the source and
+ * its own version and an older Node ignores the variable, so it changes how fast an agent starts, never what
+ * it does. Beside the test roots, under the same fixed /tmp prefix, so the path is the same on every machine.
+ */
+export const AGENT_COMPILE_CACHE = '/tmp/acp-snapshot-node-compile-cache';
+
+/**
+ * The scrubbed agent environment: the contract variables plus PATH, LANG, TZ=UTC and Node's compile cache,
+ * nothing inherited.
+ */
 export function agentEnv(
   input: AgentEnvInput,
   parent: NodeJS.ProcessEnv = process.env,
@@ -49,6 +61,7 @@ export function agentEnv(
     PATH: agentPath(parent.PATH),
     LANG: parent.LANG ?? 'C.UTF-8',
     TZ: 'UTC',
+    NODE_COMPILE_CACHE: AGENT_COMPILE_CACHE,
   };
   if (input.roots && Object.keys(input.roots).length > 0)
     env[CONTRACT_ENV.roots] = JSON.stringify(input.roots);
