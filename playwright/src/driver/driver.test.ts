@@ -141,10 +141,16 @@ test('the agent gets only the contract environment', async () => {
   expect(r.agentInfo).toEqual({ name: 'fake-agent', version: '1.0.0' });
   expect(env.HOME).toBe(roots.home);
   expect(env.TZ).toBe('UTC');
+  // Node's compile cache, shared by every agent process (docs/contract.md).
+  expect(env.NODE_COMPILE_CACHE).toBe('/tmp/acp-snapshot-node-compile-cache');
   expect(env.DEEPSEEK_API_KEY).toBeUndefined();
   expect(
     Object.keys(env).filter(
-      (k) => !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$)/.test(k) && k !== 'PWD' && k !== 'SHLVL' && k !== '_',
+      (k) =>
+        !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$|NODE_COMPILE_CACHE$)/.test(k) &&
+        k !== 'PWD' &&
+        k !== 'SHLVL' &&
+        k !== '_',
     ),
   ).toEqual([]);
 });

@@ -4,7 +4,7 @@
  * could not end because it was killed with SIGKILL). The harness finds them through /proc, kills
  * them, and names them in the failure, so no run leaves work behind on the machine.
  */
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A process found running inside a test's roots. */
@@ -19,15 +19,15 @@ export interface StrayProcess {
 const DELETED = ' (deleted)';
 
 /** The process if its working directory is `dir` or inside it (cwd is read first: it rules out nearly all). */
-async function describeInside(pid: number, dir: string, prefix: string): Promise<StrayProcess | undefined> {
+function describeInside(pid: number, dir: string, prefix: string): StrayProcess | undefined {
   try {
-    let cwd = await readlink(`/proc/${pid}/cwd`);
+    let cwd = readlinkSync(`/proc/${pid}/cwd`);
     if (cwd.endsWith(DELETED)) cwd = cwd.slice(0, -DELETED.length);
     if (cwd !== dir && !cwd.startsWith(prefix)) return undefined;
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The state follows the parenthesised command name; a zombie has already released everything.
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return undefined;
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     return { pid, cwd, command: cmdline.split('\0').filter(Boolean).join(' ') };
   } catch {
     // Gone meanwhile, or not ours to inspect.
@@ -35,20 +35,26 @@ async function describeInside(pid: number, dir: string, prefix: string): Promise
   }
 }
 
-/** Live processes (other than this one) whose working directory is `dir` or inside it; [] without /proc. */
+/**
+ * Live processes (other than this one) whose working directory is `dir` or inside it; [] without /proc.
+ * Synchronous on purpose: a scan of a few hundred /proc entries takes under a millisecond, where one promise per
+ * entry through the thread pool cost a Playwright worker ~4 ms of CPU per test (decision 0031).
+ */
 export async function processesInside(dir: string): Promise<StrayProcess[]> {
   let entries: string[];
   try {
-    entries = await readdir('/proc');
+    entries = readdirSync('/proc');
   } catch {
     return [];
   }
-  const pids = entries.filter((e) => /^\d+$/.test(e)).map(Number);
   const prefix = join(dir, '/');
-  const found = await Promise.all(
-    pids.filter((p) => p !== process.pid).map((p) => describeInside(p, dir, prefix)),
-  );
-  return found.filter((p): p is StrayProcess => p !== undefined);
+  const found: StrayProcess[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const stray = describeInside(Number(entry), dir, prefix);
+    if (stray) found.push(stray);
+  }
+  return found;
 }
 
 function kill(pid: number): void {
