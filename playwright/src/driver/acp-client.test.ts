@@ -3,11 +3,13 @@
  * a command that does not exist. What a test author observes: the responses, the wire kept as written,
  * and error messages that name the request and the cause.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect, fileName } from '../matchers.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
+import { AcpClient } from './acp-client.js';
 
 const ours = [
   process.execPath,
@@ -337,3 +339,34 @@ fixtures.describe('cancel and kill points of a prompt, as a scenario has them', 
     expect(await acp.close()).toBe(true);
   });
 });
+
+fixtures(
+  'clients leave no async context storage behind: a worker is not slower for the tests it ran',
+  async () => {
+    // Node 20's AsyncLocalStorage calls `_propagate` on every enabled storage for every promise created, and a
+    // storage stays enabled once it has run: one per client made each promise cost more with every test.
+    const proto = AsyncLocalStorage.prototype as unknown as { _propagate?: (...a: unknown[]) => void };
+    const original = proto._propagate;
+    fixtures.skip(!original, 'this Node keeps async context without per-storage propagation');
+    for (let i = 0; i < 200; i++) {
+      const client = new AcpClient({ command: ['/bin/false'], env: {}, cwd: '/' });
+      await client.step(`step ${i}`, async () => {
+        await Promise.resolve();
+      });
+      await client.dispose();
+    }
+    let calls = 0;
+    proto._propagate = function (this: unknown, ...args: unknown[]) {
+      calls++;
+      return original!.apply(this, args);
+    };
+    try {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      proto._propagate = original;
+    }
+    // Playwright's own storages and ours, not one per client.
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(20);
+  },
+);

@@ -125,6 +125,13 @@ interface OpenStep {
   timedOut?: Promise<never>;
 }
 
+/**
+ * The reported steps open in the current async context, by client. One storage for every client: on Node 20 an
+ * AsyncLocalStorage that has run once stays enabled for the life of the process, and every promise created
+ * anywhere then pays for each one, so a storage per client made a worker slower with every test it ran.
+ */
+const openSteps = new AsyncLocalStorage<ReadonlyMap<AcpClient, OpenStep>>();
+
 const DEFAULT_CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: false,
@@ -160,7 +167,9 @@ export class AcpClient {
   /** Processes killed at a kill point: gone on purpose, so closing them waits for nothing. */
   private readonly killedAtPoint = new Set<AgentProcess>();
   /** The reported step the caller is in: requests made inside it are part of it, not steps of their own. */
-  private readonly openStep = new AsyncLocalStorage<OpenStep>();
+  private openStep(): OpenStep | undefined {
+    return openSteps.getStore()?.get(this);
+  }
   private readonly app: acp.ClientApp;
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
@@ -220,7 +229,8 @@ export class AcpClient {
       async () => {
         this.exchange.reset();
         try {
-          return await this.openStep.run({ label: options.label ?? title }, body);
+          const open = new Map(openSteps.getStore()).set(this, { label: options.label ?? title });
+          return await openSteps.run(open, body);
         } finally {
           // What happened inside the exchange, in order, as nested steps a reviewer can read.
           for (const line of this.exchange.take()) await this.stepRunner(line, async () => {});
@@ -624,19 +634,19 @@ export class AcpClient {
 
   /** What problems recorded now are prefixed with: the open step's label. */
   private label(): string {
-    return this.openStep.getStore()?.label ?? 'prompt';
+    return this.openStep()?.label ?? 'prompt';
   }
 
   /** Runs `body` as a step of its own, or as part of the step the caller opened. */
   private reported<T>(title: string, body: () => Promise<T>): Promise<T> {
-    return this.openStep.getStore() ? body() : this.stepRunner(title, body);
+    return this.openStep() ? body() : this.stepRunner(title, body);
   }
 
   /** Races a pending response with the agent's death, the run's deadline and the request's time limit. */
   private guard<T>(proc: AgentProcess, pending: Promise<T>): Promise<T> {
     const races: Promise<T>[] = [pending, proc.broken];
     if (this.opts.deadline) races.push(this.opts.deadline.expired);
-    const limit = this.openStep.getStore()?.timedOut;
+    const limit = this.openStep()?.timedOut;
     if (limit) races.push(limit);
     return Promise.race(races);
   }
@@ -648,11 +658,11 @@ export class AcpClient {
   private async request<T>(title: string, body: (proc: AgentProcess) => Promise<T>): Promise<T> {
     if (!this.current) await this.start();
     const proc = this.current!;
-    if (this.openStep.getStore()) return body(proc);
+    if (this.openStep()) return body(proc);
     return this.step(title, async () => {
       const timeoutMs = this.opts.requestTimeoutMs ?? (this.opts.deadline ? undefined : 60_000);
       let timer: NodeJS.Timeout | undefined;
-      const open = this.openStep.getStore()!;
+      const open = this.openStep()!;
       if (timeoutMs !== undefined) {
         open.timedOut = new Promise<never>((_, reject) => {
           timer = setTimeout(
