@@ -12,6 +12,7 @@ import { test as base, type TestInfo } from '@playwright/test';
 import { attachConversation } from './compare/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
+import { callerLocation } from './driver/caller-location.js';
 import { agentEnv } from './driver/driver.js';
 import {
   type HttpModel,
@@ -202,7 +203,15 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
-      step: (title, body) => test.step(title, body),
+      // Each step opens the spec's line that made the call (else the test's own line).
+      step: (title, body) =>
+        test.step(title, body, {
+          location: callerLocation(testInfo.file) ?? {
+            file: testInfo.file,
+            line: testInfo.line,
+            column: testInfo.column,
+          },
+        }),
     });
     await use(client);
     const failed = testInfo.status !== testInfo.expectedStatus;
