@@ -121,32 +121,6 @@ for (const name of REAL_MODEL_ROUND_TRIPS) {
   });
 }
 
-test('keyless: replaying the corpus with a key and base URL exported makes zero model requests', async ({
-  replayCommand,
-  agentCommands: agents,
-  runDirs,
-}) => {
-  const names = discoverScenarios(fixturesDir());
-  test.skip(names.length === 0, 'no scenarios committed yet');
-  const { startEmulator } = await import('@acp-snapshot/emulator');
-  const emulator = await startEmulator({ script: { responses: [] } });
-  const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.ACP_SNAPSHOT_BASE_URL };
-  process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
-  process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
-  try {
-    await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
-      expect(run.result.stdout.map((l) => l.text).join('\n'), name).not.toContain('sk-canary');
-    });
-    expect(emulator.requests).toEqual([]);
-  } finally {
-    if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY;
-    else process.env.DEEPSEEK_API_KEY = saved.key;
-    if (saved.url === undefined) delete process.env.ACP_SNAPSHOT_BASE_URL;
-    else process.env.ACP_SNAPSHOT_BASE_URL = saved.url;
-    await emulator.close();
-  }
-});
-
 test('drift: one changed prompt word fails with the replay drift error naming the part and the refresh command', async ({
   replayCommand,
   runDirs,
@@ -313,7 +287,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
   }
 });
 
-test('determinism: two full replays of the corpus give byte-identical normalized outputs', async ({
+test('keyless and deterministic: two full replays of the corpus, the first with a key and base URL exported, make zero model requests and give byte-identical normalized outputs', async ({
   replayCommand,
   agentCommands: agents,
   runDirs,
@@ -322,16 +296,34 @@ test('determinism: two full replays of the corpus give byte-identical normalized
   test.skip(names.length === 0, 'no scenarios committed yet');
   // Each run gets fresh roots (other generated cwd, spill and persistence paths), so equality here means the
   // normalized wire and log do not depend on where or when a run happened.
-  const fullRun = async (): Promise<Record<string, string>> => {
+  const fullRun = async (raw?: (name: string, stdout: string) => void): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
     await replayCorpus(names, runDirs, replayCommand, agents, (name, run) => {
+      raw?.(name, run.result.stdout.map((l) => l.text).join('\n'));
       out[`${name}/stdout`] = run.stdoutText;
       out[`${name}/session`] = normalizeJsonlText(run.projected.text);
     });
     return out;
   };
-  const first = await test.step('first full run', fullRun);
-  const second = await test.step('second full run', fullRun);
+  // Keyless: a key and a base URL in the environment reach no model (a counting emulator) and no output.
+  const { startEmulator } = await import('@acp-snapshot/emulator');
+  const emulator = await startEmulator({ script: { responses: [] } });
+  const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.ACP_SNAPSHOT_BASE_URL };
+  process.env.DEEPSEEK_API_KEY = 'sk-canary0000000000000000000000';
+  process.env.ACP_SNAPSHOT_BASE_URL = emulator.url;
+  let first: Record<string, string>;
+  try {
+    first = await test.step('first full run, with a key and base URL exported', () =>
+      fullRun((name, stdout) => expect(stdout, name).not.toContain('sk-canary')));
+    expect(emulator.requests).toEqual([]);
+  } finally {
+    if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY;
+    else process.env.DEEPSEEK_API_KEY = saved.key;
+    if (saved.url === undefined) delete process.env.ACP_SNAPSHOT_BASE_URL;
+    else process.env.ACP_SNAPSHOT_BASE_URL = saved.url;
+    await emulator.close();
+  }
+  const second = await test.step('second full run', () => fullRun());
   expect(Object.keys(first).length).toBe(names.length * 2);
   for (const key of Object.keys(first).sort()) expect(second[key], key).toBe(first[key]);
 });
