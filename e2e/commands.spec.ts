@@ -106,12 +106,13 @@ test('a corrupt log names `git checkout -- FILE` and `npm run record -- NAME`, a
   expect(red.output).toContain('refresh cannot read it either');
   // Paths are shown relative to the project (the fixtures directory's parent), where git runs.
   const checkout = suggested(red.output, 'git checkout -- ');
+  const record = suggested(red.output, 'npm run record');
+  expect(record).toBe(`npm run record -- ${NAME}`);
   await execa('sh', ['-c', checkout], { cwd: sh.project });
   expect(await readFile(paths.session)).toEqual(committed);
 
+  // Corrupt again: the other command repairs it too.
   await writeFile(paths.session, corrupt);
-  const record = suggested((await sh.run('npm run check')).output, 'npm run record');
-  expect(record).toBe(`npm run record -- ${NAME}`);
   const recorded = await sh.run(record);
   expect(recorded.exitCode, recorded.output).toBe(0);
   const green = await sh.run('npm run check');
