@@ -21,20 +21,25 @@ test.afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-/** Runs the scratch project's specs; returns the JSON report. */
-async function runProject(specs: Record<string, string>) {
+/** Runs the scratch project's specs; returns the JSON report, or with `reporter` (a file of the project) its output. */
+async function runProject(specs: Record<string, string>, reporter?: string) {
   await writeFile(
     join(project, 'playwright.config.mjs'),
     `export default { testDir: '.', testMatch: '*.spec.ts', workers: 1, retries: 0, outputDir: 'test-results' };\n`,
   );
   await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
   for (const [name, body] of Object.entries(specs)) await writeFile(join(project, name), body);
-  const r = await execa(process.execPath, [PLAYWRIGHT_CLI, 'test', '--reporter=json'], {
+  const r = await execa(process.execPath, [PLAYWRIGHT_CLI, 'test', `--reporter=${reporter ?? 'json'}`], {
     cwd: project,
     reject: false,
+    all: true,
     env: { FORCE_COLOR: '0', PLAYWRIGHT_JSON_OUTPUT_NAME: join(project, 'report.json') },
   });
-  return { exitCode: r.exitCode, report: JSON.parse(await readFile(join(project, 'report.json'), 'utf8')) };
+  return {
+    exitCode: r.exitCode,
+    output: r.all ?? '',
+    report: reporter ? undefined : JSON.parse(await readFile(join(project, 'report.json'), 'utf8')),
+  };
 }
 
 test('a failed test keeps its roots after the run ends and its report says where; a passing worker leaves nothing', async () => {
@@ -120,32 +125,16 @@ test('starts the agent', async ({ acp }) => { await acp.initialize(); });
 
 test("the acp fixture's steps open the spec's line that made each call, in the report", async () => {
   test.setTimeout(120_000);
-  // A tiny agent over stdio: initialize, session/new, and a prompt answered with one chunk.
-  await writeFile(
-    join(project, 'agent.mjs'),
-    `import { createInterface } from 'node:readline';
-const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const msg = JSON.parse(line);
-  if (msg.method === 'initialize') return send({ id: msg.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
-  if (msg.method === 'session/new') return send({ id: msg.id, result: { sessionId: 's-1' } });
-  if (msg.method === 'session/prompt') {
-    send({ method: 'session/update', params: { sessionId: 's-1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hi.' } } } });
-    return send({ id: msg.id, result: { stopReason: 'end_turn' } });
-  }
-});
-`,
-  );
-  // Step locations are not in the JSON report: a reporter of the project's own prints them.
-  await writeFile(
-    join(project, 'steps-reporter.mjs'),
-    `export default class { onStepEnd(test, result, step) {
+  const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'echo'];
+  const { exitCode, output } = await runProject(
+    {
+      // Step locations are not in the JSON report: a reporter of the project's own prints them.
+      'steps-reporter.mjs': `export default class { onStepEnd(test, result, step) {
   if (step.category === 'test.step') console.log('STEP ' + JSON.stringify([step.title, step.location?.file, step.location?.line]));
 } }
 `,
-  );
-  const spec = `import { test } from ${JSON.stringify(HARNESS)};
-test.use({ agentProfile: { command: [process.execPath, ${JSON.stringify(join(project, 'agent.mjs'))}] } });
+      'talk.spec.ts': `import { test } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ${JSON.stringify(agent)} } });
 test('talks', async ({ acp }) => {
   await acp.initialize();
 
@@ -153,21 +142,12 @@ test('talks', async ({ acp }) => {
   await acp.prompt('Say hi.');
   await acp.close();
 });
-`;
-  await writeFile(
-    join(project, 'playwright.config.mjs'),
-    `export default { testDir: '.', testMatch: '*.spec.ts', workers: 1, retries: 0, outputDir: 'test-results' };\n`,
+`,
+    },
+    './steps-reporter.mjs',
   );
-  await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
-  await writeFile(join(project, 'talk.spec.ts'), spec);
-  const r = await execa(process.execPath, [PLAYWRIGHT_CLI, 'test', '--reporter=./steps-reporter.mjs'], {
-    cwd: project,
-    reject: false,
-    all: true,
-    env: { FORCE_COLOR: '0' },
-  });
-  expect(r.exitCode, r.all).toBe(0);
-  const steps = [...r.stdout.matchAll(/^STEP (.*)$/gm)].map(
+  expect(exitCode, output).toBe(0);
+  const steps = [...output.matchAll(/^STEP (.*)$/gm)].map(
     (m) => JSON.parse(m[1]!) as [string, string, number],
   );
   const file = join(project, 'talk.spec.ts');
@@ -175,7 +155,8 @@ test('talks', async ({ acp }) => {
     ['spawn agent', file, 4],
     ['initialize', file, 4],
     ['session/new', file, 6],
-    ['agent: "Hi."', file, 7],
+    // The echo agent sends the prompt's content blocks back as its answer.
+    ['agent: "[{\\"text\\":\\"Say hi.\\",\\"type\\":\\"text\\"}]"', file, 7],
     ['→ end_turn', file, 7],
     ['session/prompt "Say hi."', file, 7],
     ['close stdin and await exit', file, 8],
