@@ -49,6 +49,27 @@ test.describe(() => {
   });
 });
 
+test('a new file: one write, one permission request', async ({ acp, roots }) => {
+  await acp.initialize();
+  await acp.newSession();
+  const asked: string[] = [];
+  acp.answerPermissions((request) => {
+    asked.push(request.toolCall.title ?? '');
+    const allow = request.options.find((o) => o.kind === 'allow_once');
+    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
+  });
+  const turn = await acp.prompt('Save a short text to a file in the cwd.');
+  expect(turn.stopReason).toBe('end_turn');
+  // One write of a file that did not exist: asked once, as in an editor, then written through the client.
+  expect(asked).toEqual(['Writing to hello.txt']);
+  const done = turn.updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+  expect(done).toBeTruthy();
+  expect(turn.text).toContain(`Saved ✅ ${roots.cwd}/hello.txt`);
+  await acp.close();
+  // hello.txt is in the workspace snapshot.
+  await expect(acp).toMatchAcpSnapshot();
+});
+
 test('a multi-turn conversation', async ({ acp }) => {
   await acp.initialize();
   await acp.newSession();
@@ -86,7 +107,8 @@ test('quirk: function-call ids hold the clock (Date.now()), on the wire and in t
   expect(turn.text).toContain(`${roots.cwd}/todo.txt`);
   // gemini names the call `<tool>_<Date.now()>_<n>`: a new id every run. The profile replaces the time on
   // stdout, and the model server in the request that returns the call's result, so the replay matches.
-  const call = turn.updates.find((u) => u.sessionUpdate === 'tool_call');
+  // (Its permission request announced the call: the call's first update is its result.)
+  const call = turn.updates.find((u) => u.sessionUpdate === 'tool_call_update');
   expect(call?.toolCallId).toMatch(/_\d{13}_\d+$/);
   await acp.close();
   await expect(acp).toMatchAcpSnapshot();

@@ -35,6 +35,12 @@ export const geminiCli = builtinAgent({
         telemetry: { enabled: false },
       }),
     },
+    // The client writes, gemini reads from disk. A read through the client of a file that does not exist yet
+    // answers resource-not-found (-32002), as an editor's does; gemini 0.61 takes that for an unreadable file
+    // (it knows "not found" only from an Error, and the SDK hands it the JSON-RPC error object), skips its
+    // confirmation and fails the write: a new file was never asked for. Its own read of the same workspace
+    // says ENOENT, and the write is asked once and sent to the client (`fs/write_text_file`).
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: true } },
     // It exits within ~0.25 s of stdin closing.
     exitGraceMs: 5000,
     settleMs: 500,
