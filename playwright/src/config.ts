@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import type { AcpOptions, ModelSource } from './fixtures.js';
 import type { HttpModelSource, RecordMode } from './model/http-model.js';
+import { readOldSpelling, warnOldSpellingOnce } from './old-rule-spelling.js';
 import { type AgentProfile, checkProfileRules, checkRules } from './profile.js';
 import { GUARDS_TAG, type SuiteMode, type SuiteOptions } from './suite/suite-test.js';
 
@@ -62,7 +63,12 @@ export function coverageProject(opts: CoverageOptions = {}) {
 /** Where each test's snapshots (and, with an HTTP model, its exchange log) live: one directory per test and project. */
 const SNAPSHOT_PATH_TEMPLATE = '{testDir}/__acp__/{testFilePath}/{projectName}/{arg}{ext}';
 
-export function defineAcpConfig(opts: AcpConfigOptions): PlaywrightTestConfig<AcpOptions> {
+export function defineAcpConfig(written: AcpConfigOptions): PlaywrightTestConfig<AcpOptions> {
+  if (!written.agents || Object.keys(written.agents).length === 0)
+    throw new Error('defineAcpConfig: name at least one agent in `agents`');
+  // The 0.x series still reads the earlier rule spelling, warning once per run.
+  const { opts, found } = readOldSpelling(written);
+  warnOldSpellingOnce(found);
   const entries = Object.entries(opts.agents);
   if (entries.length === 0) throw new Error('defineAcpConfig: name at least one agent in `agents`');
   for (const [name, profile] of entries) {

@@ -99,21 +99,21 @@ test('the other spelling is refused, naming the field and the rule to write', ()
   expect(ids([{ path: '/a', placeholder: 'userId' }])).toThrow(
     'model.ids[0].placeholder: "userId" is not one {{name}}; write { path: "/a", placeholder: "{{name}}" }, e.g. "{{userId}}"',
   );
-  // A profile's rules, in the config as it loads: the run stops before any agent starts.
-  expect(() =>
-    defineAcpConfig({
-      agents: { a: { command: ['a'], normalize: { patterns: [{ pattern: 'x', name: 'x' } as never] } } },
-    }),
-  ).toThrow(
-    'defineAcpConfig: agents.a.normalize.patterns[0]: "name" is not the rule spelling; write { pattern: "x", placeholder: "{{x}}" }',
-  );
+  // In the config the 0.x series reads the earlier spelling, as the one spelling (old-rule-spelling.test.ts);
+  // a rule that is wrong in either spelling still stops the run before any agent starts.
+  const config = defineAcpConfig({
+    agents: { a: { command: ['a'], normalize: { patterns: [{ pattern: 'x', name: 'x' } as never] } } },
+  });
+  expect(config.projects?.[0]?.use?.agentProfile?.normalize).toEqual({
+    patterns: [{ pattern: 'x', placeholder: '{{x}}' }],
+  });
   expect(() =>
     defineAcpConfig({
       agents: { a: { command: ['a'] } },
-      model: { kind: 'http', ids: [{ path: 'metadata.user_id', name: 'userId' } as never] },
+      model: { kind: 'http', ids: [{ path: 'metadata.user_id', placeholder: 'userId' }] },
     }),
   ).toThrow(
-    'defineAcpConfig: model.ids[0]: "name" is not the rule spelling; write { path: "/metadata/user_id", placeholder: "{{userId}}" }',
+    'defineAcpConfig: model.ids[0].placeholder: "userId" is not one {{name}}; write { path: "/metadata/user_id", placeholder: "{{name}}" }',
   );
   expect(() => applyRules([], { paths: ['result.agentInfo.version'] })).toThrow(
     'agent profile normalize.paths[0]: the dotted path "result.agentInfo.version" is not the rule spelling; write { path: "/result/agentInfo/version", placeholder: "{{volatile}}" }',

@@ -96,28 +96,50 @@ export function checkRules(rules: readonly unknown[], field: string, opts: { nam
   for (const [i, raw] of rules.entries()) checkRule(raw, `${field}[${i}]`, opts);
 }
 
+/**
+ * A rule written in the earlier spelling (a dotted path such as `metadata.user_id`, or `name: 'userId'`) in the
+ * one spelling: `{ path: '/metadata/user_id', placeholder: '{{userId}}' }`. Undefined for a rule already in the
+ * one spelling or not a rule at all. The 0.x series reads the earlier spelling through this (with a warning), and
+ * `acp-snapshot migrate-config` writes what it returns.
+ */
+export function ruleInOneSpelling(raw: unknown): Rule | undefined {
+  const rule = (raw ?? {}) as Record<string, unknown>;
+  const pattern = rule.pattern instanceof RegExp ? rule.pattern.source : rule.pattern;
+  if (typeof rule.path !== 'string' && typeof pattern !== 'string') return undefined;
+  const dotted = typeof rule.path === 'string' && !rule.path.startsWith('/');
+  const name = typeof rule.name === 'string' ? rule.name : undefined;
+  if (name === undefined && !dotted) return undefined;
+  const placeholder = typeof rule.placeholder === 'string' ? rule.placeholder : `{{${name ?? 'volatile'}}}`;
+  if (typeof rule.path === 'string') return { path: dotted ? pointerOf(rule.path) : rule.path, placeholder };
+  return { pattern: pattern as string, placeholder };
+}
+
+/** A rule as code, for messages: `{ path: "/a/b", placeholder: "{{x}}" }`. */
+export function ruleText(rule: Rule): string {
+  const what =
+    'path' in rule ? `path: ${JSON.stringify(rule.path)}` : `pattern: ${JSON.stringify(rule.pattern)}`;
+  return `{ ${what}, placeholder: ${JSON.stringify(rule.placeholder)} }`;
+}
+
 function checkRule(raw: unknown, at: string, opts: { name?: boolean }): void {
   const rule = (raw ?? {}) as Record<string, unknown>;
   const pattern = rule.pattern instanceof RegExp ? rule.pattern.source : rule.pattern;
   if (typeof rule.path !== 'string' && typeof pattern !== 'string')
     throw new Error(`${at}: a rule is { path: "/json/pointer", placeholder } or { pattern, placeholder }`);
-  const dotted = typeof rule.path === 'string' && !rule.path.startsWith('/');
-  const name = typeof rule.name === 'string' ? rule.name : undefined;
-  const placeholder =
-    typeof rule.placeholder === 'string' ? rule.placeholder : name ? `{{${name}}}` : '{{name}}';
+  const converted = ruleInOneSpelling(raw);
   const what =
     typeof rule.path === 'string'
-      ? `path: ${JSON.stringify(dotted ? pointerOf(rule.path) : rule.path)}`
+      ? `path: ${JSON.stringify(converted && 'path' in converted ? converted.path : rule.path)}`
       : `pattern: ${JSON.stringify(pattern)}`;
   const write = (p: string) => `write { ${what}, placeholder: ${JSON.stringify(p)} }`;
-  if (name !== undefined || dotted)
+  if (converted)
     throw new Error(
-      `${at}: ${name !== undefined ? '"name"' : `the dotted path ${JSON.stringify(rule.path)}`} is not the rule spelling; ${write(placeholder)} (a JSON Pointer and a placeholder, as every normalization rule is written)`,
+      `${at}: ${typeof rule.name === 'string' ? '"name"' : `the dotted path ${JSON.stringify(rule.path)}`} is not the rule spelling; ${write(converted.placeholder)} (a JSON Pointer and a placeholder, as every normalization rule is written)`,
     );
-  if (typeof rule.placeholder !== 'string') throw new Error(`${at}: no placeholder; ${write(placeholder)}`);
-  if (opts.name && placeholderName(placeholder) === undefined)
+  if (typeof rule.placeholder !== 'string') throw new Error(`${at}: no placeholder; ${write('{{name}}')}`);
+  if (opts.name && placeholderName(rule.placeholder) === undefined)
     throw new Error(
-      `${at}.placeholder: ${JSON.stringify(placeholder)} is not one {{name}}; ${write('{{name}}')}, e.g. "{{userId}}"`,
+      `${at}.placeholder: ${JSON.stringify(rule.placeholder)} is not one {{name}}; ${write('{{name}}')}, e.g. "{{userId}}"`,
     );
 }
 

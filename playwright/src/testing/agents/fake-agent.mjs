@@ -6,12 +6,14 @@
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
 // JSON notification encoded as Latin-1, not UTF-8), "journal" and "packed" (persist a session log under
 // ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction),
-// "echo" (declares images and embedded context, sends each prompt's content blocks back as one message
+// "model" and "model-ids" (one chat call to MODEL_URL; "model-ids" with
+// a random cache key, user id and session id in it), "echo" (declares images and embedded context, sends each prompt's content blocks back as one message
 // chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
 // {"fail": true} makes it exit 1 at startup naming the file), "turns" (each prompt's text says what the
 // turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
 // was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -176,14 +178,26 @@ const app = acp
       }, 150);
       return { stopReason: 'end_turn' };
     }
-    if (mode === 'model') {
-      // One OpenAI-style chat call to the model at MODEL_URL, the prompt as the user message.
+    if (mode === 'model' || mode === 'model-ids') {
+      // One OpenAI-style chat call to the model at MODEL_URL, the prompt as the user message. "model-ids" adds
+      // what real agents send that differs every run: a cache key and a session id inside the text.
+      const volatile =
+        mode === 'model-ids'
+          ? { prompt_cache_key: randomUUID(), metadata: { user_id: `user-${randomUUID()}` } }
+          : {};
+      const text = String(params.prompt[0]?.text ?? '');
       const r = await fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           model: 'fake',
-          messages: [{ role: 'user', content: String(params.prompt[0]?.text ?? '') }],
+          ...volatile,
+          messages: [
+            {
+              role: 'user',
+              content: mode === 'model-ids' ? `${text} (session ${randomUUID()})` : text,
+            },
+          ],
         }),
       });
       const body = await r.text();
