@@ -29,6 +29,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<unknown> }
       'coverage [DIR...] [--json FILE] [--html FILE] [--fail-on-gap]: the ACP protocol coverage of the last run',
     load: () => import('./coverage.js'),
   },
+  'migrate-config': {
+    summary:
+      'migrate-config [FILE] [--dry-run]: rewrite the earlier rule spelling ({ path, name }) in a Playwright config to { path: "/pointer", placeholder }',
+    // A bundle of its own (the TypeScript compiler parses the config): the other commands do not load it.
+    load: () => import('./migrate-config.js'),
+  },
   conformance: {
     summary: 'conformance [--agent CMD...]: the ACP conformance checks against an agent',
     load: () => import('./conformance.js'),
