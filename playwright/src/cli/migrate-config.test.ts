@@ -10,6 +10,8 @@ import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 
 const MAIN = join(import.meta.dirname, 'main.ts');
+/** The package's command, as built (`npm run build`): the compiler in a bundle of its own beside cli.js. */
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
 const TSX = import.meta.resolve('tsx');
 
 // Each command run loads the TypeScript compiler from source through tsx: seconds on a loaded machine.
@@ -22,7 +24,11 @@ test.beforeEach(async () => {
 test.afterEach(() => rm(project, { recursive: true, force: true }));
 
 async function migrate(...args: string[]) {
-  const r = await execa(process.execPath, ['--import', TSX, MAIN, 'migrate-config', ...args], {
+  return run(['--import', TSX, MAIN], args);
+}
+
+async function run(command: string[], args: string[]) {
+  const r = await execa(process.execPath, [...command, 'migrate-config', ...args], {
     cwd: project,
     reject: false,
     env: { FORCE_COLOR: '0' },
@@ -162,4 +168,12 @@ export default {
     'migrate-config: playwright.config.ts is unchanged (2 rule(s) it cannot rewrite)',
   ]);
   expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toBe(text);
+});
+
+test("the built package's command loads its own bundle and rewrites as the source does", async () => {
+  await writeFile(join(project, 'playwright.config.ts'), BEFORE);
+  const r = await run([CLI], []);
+  expect(r.stdout).toBe('migrate-config: 6 rule(s) rewritten in playwright.config.ts');
+  expect(r.exitCode).toBe(0);
+  expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toBe(AFTER);
 });
