@@ -72,7 +72,7 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'gemini',
     keyEnv: 'GEMINI_API_KEY',
     wire: 'Gemini generateContent',
-    // gemini writes a new file without asking: the list exists already, and it asks before it overwrites.
+    // The list exists already: the starter test shows gemini's overwrite as a diff (a new file is asked for too).
     seed: { 'notes.txt': 'bread 🍞\n' },
   },
   'qwen-code': {
