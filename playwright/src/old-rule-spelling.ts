@@ -16,7 +16,7 @@ function upgradeList<T>(rules: readonly T[] | undefined, at: string, found: OldS
   if (!rules) return undefined;
   return rules.map((raw, i) => {
     const rule = typeof raw === 'string' ? undefined : ruleInOneSpelling(raw);
-    if (typeof raw === 'string' && !raw.startsWith('/')) {
+    if (typeof raw === 'string' && at.endsWith('.paths') && !raw.startsWith('/')) {
       // A bare dotted path in `normalize.paths`: a bare pointer (its value becomes {{volatile}}).
       const pointer = ruleInOneSpelling({ path: raw, placeholder: '{{volatile}}' }) as { path: string };
       found.push({
