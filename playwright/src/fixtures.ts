@@ -13,6 +13,7 @@ import { attachConversation } from './compare/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
+import type { LeftTerminal } from './driver/client-terminals.js';
 import { agentEnv } from './driver/driver.js';
 import {
   type HttpModel,
@@ -51,6 +52,11 @@ export interface AcpOptions {
    * body with `httpModel.fault(...)`. A fault that never fires fails the test, named.
    */
   modelFaults: Record<string, ModelFault>;
+  /**
+   * The client offers terminals (`terminal: true` in initialize): the agent's terminal/create commands run as
+   * real processes in the session cwd with the test's environment (`test.use({ terminal: true })`).
+   */
+  terminal: boolean;
 }
 
 /** The agent as the test runs it. */
@@ -94,6 +100,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   workspaceSeed: [undefined, { option: true }],
   model: [{ kind: 'none' }, { option: true }],
   modelFaults: [{}, { option: true }],
+  terminal: [false, { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -184,7 +191,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model, httpModel, terminal }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -201,6 +208,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       env: agent.env,
       cwd: roots.cwd,
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
+      ...(terminal ? { terminal } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
       // Each step opens the spec's line that made the call (else the test's own line).
@@ -215,7 +223,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     });
     await use(client);
     const failed = testInfo.status !== testInfo.expectedStatus;
-    await client.dispose();
+    const leftTerminals = await client.dispose();
     writeTestWire(testInfo, client.sent, client.stdout);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
@@ -240,8 +248,20 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         contentType: 'text/plain',
       });
     }
+    reportLeftTerminals(leftTerminals, testInfo);
   },
 });
+
+/**
+ * The terminals the agent left at the end of the test, killed and released by the client: each is named in
+ * the report; a command still running then (one that never exits, stopped by the test's timeout) fails the
+ * test with its command line, as a process left behind does.
+ */
+function reportLeftTerminals(left: readonly LeftTerminal[], testInfo: TestInfo): void {
+  for (const l of left) testInfo.annotations.push({ type: 'client terminal', description: l.message });
+  const running = left.filter((l) => l.running);
+  if (running.length > 0) throw new Error(`client terminals: ${running.map((l) => l.message).join('\n')}`);
+}
 
 /** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
 export function testDirName(title: string): string {

@@ -6,6 +6,7 @@ import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js
 import type { TestRoots } from '../roots/roots.js';
 import type { TurnPoint } from '../scenario/input.js';
 import { serveClientFs } from './client-fs.js';
+import { ClientTerminals, type LeftTerminal } from './client-terminals.js';
 import type { Deadline } from './deadline.js';
 import { Exchange } from './exchange.js';
 import {
@@ -41,6 +42,8 @@ export interface AcpClientOptions {
   name?: string;
   /** The client capabilities sent in initialize (default: fs read and write, no terminal). */
   clientCapabilities?: acp.ClientCapabilities;
+  /** Offer client terminals (`terminal: true` in initialize, terminal/* served; see client-terminals.ts). */
+  terminal?: boolean;
   /** Where permission answers come from (default: the answers queued with answerPermissions). */
   permissions?: PermissionSource;
   /** How long a process may take to exit after stdin closes before its group is killed. */
@@ -174,6 +177,9 @@ export class AcpClient {
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
 
+  /** The terminals served to the agent, when the client offers them. */
+  readonly terminals: ClientTerminals | undefined;
+
   /** For `toMatchAcpSnapshot()`. */
   readonly snapshot: SnapshotContext | undefined;
 
@@ -181,6 +187,7 @@ export class AcpClient {
     this.snapshot = opts.snapshot;
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
+    if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
     this.permissions = opts.permissions ?? queuedAnswers(this.answers);
     this.app = acp
       .client({ name: 'acp-snapshot' })
@@ -189,6 +196,14 @@ export class AcpClient {
     serveClientFs(this.app, opts.fsRoot ?? opts.cwd, this.capabilities.fs, (line) =>
       this.exchange.note(line),
     );
+    this.terminals = this.capabilities.terminal
+      ? new ClientTerminals({
+          env: opts.env,
+          cwdOf: (sessionId) => this.cwdOf(sessionId),
+          note: (line) => this.exchange.note(line),
+        })
+      : undefined;
+    this.terminals?.serve(this.app);
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -486,10 +501,14 @@ export class AcpClient {
     for (const p of this.processes) p.kill();
   }
 
-  /** Kills every process of the client and waits for them to exit (the fixture's teardown). */
-  async dispose(): Promise<void> {
+  /**
+   * Kills every process of the client and waits for them to exit (the fixture's teardown), then the
+   * terminals the agent left: one line for each (see ClientTerminals.dispose), [] when it left none.
+   */
+  async dispose(): Promise<LeftTerminal[]> {
     this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
+    return (await this.terminals?.dispose()) ?? [];
   }
 
   /** Whether an agent process is running (a closed client has nothing more to say). */

@@ -142,9 +142,15 @@ test('at the end, a command still running is killed and named with its command l
   const { terminalId: never } = await create('sleep 300');
   const { terminalId: done } = await create('true');
   await waitForExit(done);
-  expect(await terminals.dispose()).toEqual([
-    `terminal ${never} (\`sleep 300\` in ${cwd}) was still running at the end of the test: the client killed it and released it`,
-    `terminal ${done} (\`true\`) was never released by the agent: the client released it at the end of the test`,
+  expect((await terminals.dispose()).map((l) => [l.running, l.message])).toEqual([
+    [
+      true,
+      `terminal ${never} (\`sleep 300\` in ${cwd}) was still running at the end of the test: the client killed it and released it`,
+    ],
+    [
+      false,
+      `terminal ${done} (\`true\`) was never released by the agent: the client released it at the end of the test`,
+    ],
   ]);
   expect(await processesInside(cwd)).toEqual([]);
   expect(terminals.created.map((t) => [t.id, t.exitStatus, t.released])).toEqual([

@@ -38,6 +38,12 @@ export interface ClientTerminalsOptions {
   note: (line: string) => void;
 }
 
+/** A terminal the agent left at the end of the test: `running` when its command had not exited. */
+export interface LeftTerminal {
+  running: boolean;
+  message: string;
+}
+
 interface Running extends ClientTerminal {
   output: Buffer;
   truncated: boolean;
@@ -89,18 +95,19 @@ export class ClientTerminals {
    * Kills every terminal still running and releases every one the agent did not: returns one line per
    * terminal so left (a still running one names its command line), [] when the agent cleaned up.
    */
-  async dispose(): Promise<string[]> {
-    const left: string[] = [];
+  async dispose(): Promise<LeftTerminal[]> {
+    const left: LeftTerminal[] = [];
     for (const t of [...this.terminals.values()]) {
       const running = t.exitStatus === undefined;
       await this.stop(t);
       t.released = true;
       this.terminals.delete(t.id);
-      left.push(
-        running
+      left.push({
+        running,
+        message: running
           ? `terminal ${t.id} (\`${t.commandLine}\` in ${t.cwd}) was still running at the end of the test: the client killed it and released it`
           : `terminal ${t.id} (\`${t.commandLine}\`) was never released by the agent: the client released it at the end of the test`,
-      );
+      });
     }
     return left;
   }
