@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -161,4 +161,69 @@ test('talks', async ({ acp }) => {
     ['session/prompt "Say hi."', file, 7],
     ['close stdin and await exit', file, 8],
   ]);
+});
+
+test("client terminals: test.use({ terminal: true }) runs the agent's command in the test's cwd and environment; one left unreleased is named; one that never exits is killed at the test's timeout and named with its command line, leaving no process", async () => {
+  test.setTimeout(120_000);
+  const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'terminal'];
+  // A marker no other process on the machine has in its command line: what the orphan check looks for.
+  const marker = `never-exits-${basename(project)}`;
+  const { exitCode, report } = await runProject({
+    'terminal.spec.ts': `import { test, expect } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ${JSON.stringify(agent)} }, terminal: true });
+test('runs a command', async ({ acp, roots }) => {
+  const init = await acp.initialize();
+  await acp.newSession();
+  const r = await acp.prompt('pwd; echo "home=$HOME"; exit 4');
+  expect(r.text).toBe(roots.cwd + '\\nhome=' + roots.home + '\\n[exit 4]');
+  expect(r.updates[0].content).toEqual([{ type: 'terminal', terminalId: 'term-1' }]);
+});
+test('keeps a terminal', async ({ acp }) => {
+  await acp.initialize();
+  await acp.newSession();
+  await acp.prompt('keep: echo kept');
+});
+test('never exits', async ({ acp }) => {
+  test.setTimeout(4000);
+  await acp.initialize();
+  await acp.newSession();
+  await acp.prompt('sleep 300 # ${marker}');
+});
+`,
+  });
+  const tests = Object.fromEntries(
+    report.suites[0].specs.map((s: { title: string; tests: { results: unknown[] }[] }) => [
+      s.title,
+      s.tests[0]!.results[0] as {
+        status: string;
+        errors: { message: string }[];
+        annotations?: { type: string; description: string }[];
+      },
+    ]),
+  );
+  expect(exitCode).toBe(1);
+  expect(tests['runs a command']!.status, JSON.stringify(tests['runs a command'])).toBe('passed');
+  expect(tests['keeps a terminal']!.status).toBe('passed');
+  expect(tests['keeps a terminal']!.annotations).toContainEqual({
+    type: 'client terminal',
+    description:
+      'terminal term-1 (`echo kept`) was never released by the agent: the client released it at the end of the test',
+  });
+  const never = tests['never exits']!;
+  expect(never.status).toBe('timedOut');
+  expect(never.errors.map((e) => e.message).join('\n')).toMatch(
+    new RegExp(
+      `client terminals: terminal term-1 \\(\`sleep 300 # ${marker}\` in /\\S+\\) was still running at the end of the test: the client killed it and released it`,
+    ),
+  );
+  const left = (await readdir('/proc'))
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+  expect(left).toEqual([]);
 });

@@ -10,7 +10,9 @@
 // chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
 // {"fail": true} makes it exit 1 at startup naming the file), "turns" (each prompt's text says what the
 // turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
-// was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
+// was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair), "terminal" (runs each prompt's
+// text as a command line in a client terminal, as an editor-facing agent does, and answers its output and exit;
+// a prompt starting "keep: " leaves the terminal unreleased).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,6 +144,28 @@ const app = acp
       spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }).unref();
       process.stderr.write('fatal: left a child behind\n');
       process.exit(3);
+    }
+    if (mode === 'terminal') {
+      const text = String(params.prompt[0]?.text ?? '');
+      const keep = text.startsWith('keep: ');
+      const command = keep ? text.slice('keep: '.length) : text;
+      const { terminalId } = await client.request('terminal/create', { sessionId, command });
+      await client.notify('session/update', {
+        sessionId,
+        update: {
+          sessionUpdate: 'tool_call',
+          toolCallId: 'run-1',
+          title: command,
+          kind: 'execute',
+          status: 'in_progress',
+          content: [{ type: 'terminal', terminalId }],
+        },
+      });
+      const exit = await client.request('terminal/wait_for_exit', { sessionId, terminalId });
+      const { output } = await client.request('terminal/output', { sessionId, terminalId });
+      if (!keep) await client.request('terminal/release', { sessionId, terminalId });
+      await say(client, sessionId, `${output}[exit ${exit.exitCode ?? exit.signal}]`);
+      return { stopReason: 'end_turn' };
     }
     if (mode === 'crash') {
       process.stderr.write('fatal: model adapter blew up\n');
