@@ -211,7 +211,7 @@ test('never exits', async ({ acp }) => {
   });
   const never = tests['never exits']!;
   expect(never.status).toBe('timedOut');
-  expect(never.errors.map((e) => e.message).join('\n')).toMatch(
+  expect(never.errors.map((e: { message: string }) => e.message).join('\n')).toMatch(
     new RegExp(
       `client terminals: terminal term-1 \\(\`sleep 300 # ${marker}\` in /\\S+\\) was still running at the end of the test: the client killed it and released it`,
     ),
