@@ -227,3 +227,86 @@ test('never exits', async ({ acp }) => {
     });
   expect(left).toEqual([]);
 });
+
+test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr', async () => {
+  test.setTimeout(120_000);
+  const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'mcp'];
+  const spec = (answer: string) => `import { test, expect } from ${JSON.stringify(HARNESS)};
+test.use({
+  agentProfile: { command: ${JSON.stringify(agent)} },
+  mcpServers: [{ name: 'notes', tools: [{ name: 'search', description: 'Search notes', answers: [${JSON.stringify(answer)}] }] }],
+});
+test('calls a tool', async ({ acp, roots }) => {
+  await acp.initialize();
+  await acp.newSession();
+  // The arguments name the cwd, as an agent's do: the snapshot holds it as {{cwd}}.
+  const r = await acp.prompt('notes search ' + JSON.stringify({ path: roots.cwd + '/todo.md' }));
+  expect(r.text).toBe(${JSON.stringify(answer)});
+  await acp.close();
+  await expect(acp).toMatchAcpSnapshot();
+});
+test('a server that crashes', async ({ acp }) => {
+  await acp.initialize();
+  await acp.newSession({ mcpServers: [await acp.mcp.attach({ name: 'flaky', tools: [{ name: 'boom', description: 'x', answers: [{ crash: 'fatal: index corrupt' }] }] })] });
+  const r = await acp.prompt('flaky boom {}');
+  expect(r.text).toContain('tool error: MCP error');
+  await acp.close();
+});
+`;
+  const first = await runProject({ 'mcp.spec.ts': spec('3 matches 📝') });
+  const results = (r: typeof first) =>
+    Object.fromEntries(
+      r.report.suites[0].specs.map((s: { title: string; tests: { results: unknown[] }[] }) => [
+        s.title,
+        s.tests[0]!.results[0] as {
+          status: string;
+          errors: { message: string }[];
+          annotations?: { type: string; description: string }[];
+        },
+      ]),
+    );
+  const one = results(first);
+  // The first run writes the snapshots and asks for their review.
+  expect(one['calls a tool']!.errors.map((e: { message: string }) => e.message).join('\n')).toContain(
+    'calls-a-tool/mcp-linux.jsonl: no snapshot yet; written',
+  );
+  expect(one['a server that crashes']!.status).toBe('passed');
+  expect(one['a server that crashes']!.annotations).toContainEqual({
+    type: 'MCP server crash',
+    description: 'MCP server flaky crashed (exit 1), as its script said; its stderr:\nfatal: index corrupt',
+  });
+  const snapshot = await readFile(
+    join(project, 'mcp.spec.ts-snapshots', 'calls-a-tool', 'mcp-linux.jsonl'),
+    'utf8',
+  ).catch(async () => {
+    throw new Error(
+      `no mcp.jsonl; the project holds: ${(await readdir(project, { recursive: true })).join(', ')}`,
+    );
+  });
+  const calls = snapshot
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.message?.method === 'tools/call' || l.message?.result?.content);
+  expect(calls).toEqual([
+    {
+      server: 'notes',
+      from: 'agent',
+      message: expect.objectContaining({
+        method: 'tools/call',
+        params: { name: 'search', arguments: { path: '{{cwd}}/todo.md' } },
+      }),
+    },
+    {
+      server: 'notes',
+      from: 'server',
+      message: expect.objectContaining({ result: { content: [{ type: 'text', text: '3 matches 📝' }] } }),
+    },
+  ]);
+  // The same run again matches; a changed answer is a difference in mcp.jsonl, named.
+  const again = results(await runProject({ 'mcp.spec.ts': spec('3 matches 📝') }));
+  expect(again['calls a tool']!.status, JSON.stringify(again['calls a tool'])).toBe('passed');
+  const changed = results(await runProject({ 'mcp.spec.ts': spec('2 matches') }));
+  const message = changed['calls a tool']!.errors.map((e: { message: string }) => e.message).join('\n');
+  expect(message).toContain('calls-a-tool/mcp-linux.jsonl differs');
+});

@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
+import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
 import { attachConversation } from './compare/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
@@ -15,6 +16,8 @@ import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
 import type { LeftTerminal } from './driver/client-terminals.js';
 import { agentEnv } from './driver/driver.js';
+import { McpTestServers } from './mcp/mcp-servers.js';
+import type { McpTestServerSpec } from './mcp/mcp-spec.js';
 import {
   type HttpModel,
   type HttpModelSource,
@@ -57,6 +60,12 @@ export interface AcpOptions {
    * real processes in the session cwd with the test's environment (`test.use({ terminal: true })`).
    */
   terminal: boolean;
+  /**
+   * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
+   * stdio server the agent starts, offering the declared tools with scripted answers; what it saw is the
+   * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
+   */
+  mcpServers: McpTestServerSpec[];
 }
 
 /** The agent as the test runs it. */
@@ -101,6 +110,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   model: [{ kind: 'none' }, { option: true }],
   modelFaults: [{}, { option: true }],
   terminal: [false, { option: true }],
+  mcpServers: [[], { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -191,7 +201,10 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model, httpModel, terminal }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model, httpModel, terminal, mcpServers }, use, testInfo) => {
+    const mcp = new McpTestServers(join(roots.root, 'mcp'));
+    const mcpEntries: acp.McpServer[] = [];
+    for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -209,6 +222,8 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       cwd: roots.cwd,
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
       ...(terminal ? { terminal } : {}),
+      mcp,
+      ...(mcpEntries.length > 0 ? { mcpServers: mcpEntries } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
       // Each step opens the spec's line that made the call (else the test's own line).
@@ -248,9 +263,21 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         contentType: 'text/plain',
       });
     }
+    await reportMcpCrashes(mcp, testInfo);
     reportLeftTerminals(leftTerminals, testInfo);
   },
 });
+
+/**
+ * The test MCP servers that died: each named in the report with its stderr; one that crashed on its own (not
+ * by its script) fails the test.
+ */
+async function reportMcpCrashes(mcp: McpTestServers, testInfo: TestInfo): Promise<void> {
+  const crashes = await mcp.crashes();
+  for (const c of crashes) testInfo.annotations.push({ type: 'MCP server crash', description: c.message });
+  const faults = crashes.filter((c) => !c.scripted);
+  if (faults.length > 0) throw new Error(faults.map((c) => c.message).join('\n'));
+}
 
 /**
  * The terminals the agent left at the end of the test, killed and released by the client: each is named in

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
+import type { McpTestServers } from '../mcp/mcp-servers.js';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
 import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
@@ -44,6 +45,10 @@ export interface AcpClientOptions {
   clientCapabilities?: acp.ClientCapabilities;
   /** Offer client terminals (`terminal: true` in initialize, terminal/* served; see client-terminals.ts). */
   terminal?: boolean;
+  /** The MCP servers session/new and session/load send when the call names none (default none). */
+  mcpServers?: acp.McpServer[];
+  /** The test MCP servers of the test (`acp.mcp.attach(spec)`), whose traffic is a snapshot surface. */
+  mcp?: McpTestServers;
   /** Where permission answers come from (default: the answers queued with answerPermissions). */
   permissions?: PermissionSource;
   /** How long a process may take to exit after stdin closes before its group is killed. */
@@ -177,6 +182,8 @@ export class AcpClient {
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
 
+  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
+  readonly mcp: McpTestServers | undefined;
   /** The terminals served to the agent, when the client offers them. */
   readonly terminals: ClientTerminals | undefined;
 
@@ -185,6 +192,7 @@ export class AcpClient {
 
   constructor(private readonly opts: AcpClientOptions) {
     this.snapshot = opts.snapshot;
+    this.mcp = opts.mcp;
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
     if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
@@ -283,7 +291,11 @@ export class AcpClient {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
-        proc.connection.agent.request('session/new', { mcpServers: [], ...params, cwd }),
+        proc.connection.agent.request('session/new', {
+          mcpServers: this.opts.mcpServers ?? [],
+          ...params,
+          cwd,
+        }),
       );
       this.sessionId = r.sessionId;
       this.sessions.push({ sessionId: r.sessionId, cwd });
@@ -301,7 +313,7 @@ export class AcpClient {
         proc.connection.agent.request('session/load', {
           sessionId,
           cwd: this.cwdOf(sessionId),
-          mcpServers: [],
+          mcpServers: this.opts.mcpServers ?? [],
         }),
       );
     });
