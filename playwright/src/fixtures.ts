@@ -258,6 +258,11 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         body: client.stdout.map((l) => l.text).join('\n'),
         contentType: 'application/jsonl',
       });
+      if (mcp.any)
+        await testInfo.attach('mcp-traffic.jsonl', {
+          body: (await mcp.traffic()).map((l) => JSON.stringify(l)).join('\n'),
+          contentType: 'application/jsonl',
+        });
       await testInfo.attach('stderr.txt', {
         body: client.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'),
         contentType: 'text/plain',
