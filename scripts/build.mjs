@@ -97,6 +97,14 @@ const entries = [
     alias: HARNESS_ALIAS,
     ...LOADED_BY_PLAYWRIGHT,
   },
+  // The test MCP server the agent under test starts from session/new (mcpServers): a process of its own,
+  // self-contained the same way, found beside the harness bundle.
+  {
+    in: 'playwright/src/mcp/mcp-test-server.ts',
+    out: 'playwright/dist/mcp-test-server.js',
+    external: HARNESS_EXTERNAL,
+    alias: HARNESS_ALIAS,
+  },
   // Its command line (`acp-snapshot init|record|refresh|check|review|conformance`), self-contained the same way.
   {
     in: 'playwright/src/cli/main.ts',

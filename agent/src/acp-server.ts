@@ -10,6 +10,7 @@ import {
   type SessionConfigOption,
   type SessionModeState,
 } from '@agentclientprotocol/sdk';
+import { createTerminalAccess } from './client-terminal.js';
 import { Conversation } from './conversation.js';
 import { createFileAccess } from './file-access.js';
 import { historyUpdates } from './history-replay.js';
@@ -137,6 +138,7 @@ export class AcpAgent {
         }),
       requestPermission: (request) => client.request('session/request_permission', { sessionId, ...request }),
       fs: createFileAccess(client, sessionId, this.clientCapabilities?.fs),
+      ...(this.clientCapabilities?.terminal ? { terminal: createTerminalAccess(client, sessionId) } : {}),
     };
   }
 

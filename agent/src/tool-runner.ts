@@ -106,7 +106,7 @@ export class ToolRunner {
     });
     let outcome: ToolOutcome;
     try {
-      outcome = await untilAborted(p.tool.run(p.args, this.toolContext()), this.signal);
+      outcome = await untilAborted(p.tool.run(p.args, this.toolContext(p.call.id)), this.signal);
     } catch (e) {
       if (this.signal.aborted) throw e;
       outcome = failed(`Error: ${p.call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -172,7 +172,7 @@ export class ToolRunner {
     return 'Rejected: the user did not allow this tool call, so it did not run. Do not retry it unchanged.';
   }
 
-  private toolContext() {
+  private toolContext(toolCallId: string) {
     const { session } = this;
     const { config, toolEnv, ids } = session.services;
     return {
@@ -185,6 +185,9 @@ export class ToolRunner {
       fs: session.client.fs,
       previewBudget: config.tools.previewBudget,
       bashTimeoutMs: config.tools.bashTimeoutMs,
+      ...(session.client.terminal ? { terminal: session.client.terminal } : {}),
+      report: (content: ToolCallContent[]) =>
+        session.client.update({ sessionUpdate: 'tool_call_update', toolCallId, content }),
     };
   }
 

@@ -8,13 +8,15 @@ import type {
 import type { Conversation } from './conversation.js';
 import type { AgentServices } from './services.js';
 import type { SessionSettings } from './session-settings.js';
-import type { FileAccess } from './tools/types.js';
+import type { FileAccess, TerminalAccess } from './tools/types.js';
 
 /** What a session needs from the ACP client: updates, permission questions, file access. */
 export interface SessionClient {
   update(update: SessionUpdate): Promise<void>;
   requestPermission(request: Omit<RequestPermissionRequest, 'sessionId'>): Promise<RequestPermissionResponse>;
   fs: FileAccess;
+  /** The client's terminals, when it advertised `terminal: true`. */
+  terminal?: TerminalAccess;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -161,4 +161,152 @@ test('talks', async ({ acp }) => {
     ['session/prompt "Say hi."', file, 7],
     ['close stdin and await exit', file, 8],
   ]);
+});
+
+test("client terminals: test.use({ terminal: true }) runs the agent's command in the test's cwd and environment; one left unreleased is named; one that never exits is killed at the test's timeout and named with its command line, leaving no process", async () => {
+  test.setTimeout(120_000);
+  const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'terminal'];
+  // A marker no other process on the machine has in its command line: what the orphan check looks for.
+  const marker = `never-exits-${basename(project)}`;
+  const { exitCode, report } = await runProject({
+    'terminal.spec.ts': `import { test, expect } from ${JSON.stringify(HARNESS)};
+test.use({ agentProfile: { command: ${JSON.stringify(agent)} }, terminal: true });
+test('runs a command', async ({ acp, roots }) => {
+  const init = await acp.initialize();
+  await acp.newSession();
+  const r = await acp.prompt('pwd; echo "home=$HOME"; exit 4');
+  expect(r.text).toBe(roots.cwd + '\\nhome=' + roots.home + '\\n[exit 4]');
+  expect(r.updates[0].content).toEqual([{ type: 'terminal', terminalId: 'term-1' }]);
+});
+test('keeps a terminal', async ({ acp }) => {
+  await acp.initialize();
+  await acp.newSession();
+  await acp.prompt('keep: echo kept');
+});
+test('never exits', async ({ acp }) => {
+  test.setTimeout(4000);
+  await acp.initialize();
+  await acp.newSession();
+  await acp.prompt('sleep 300 # ${marker}');
+});
+`,
+  });
+  const tests = Object.fromEntries(
+    report.suites[0].specs.map((s: { title: string; tests: { results: unknown[] }[] }) => [
+      s.title,
+      s.tests[0]!.results[0] as {
+        status: string;
+        errors: { message: string }[];
+        annotations?: { type: string; description: string }[];
+      },
+    ]),
+  );
+  expect(exitCode).toBe(1);
+  expect(tests['runs a command']!.status, JSON.stringify(tests['runs a command'])).toBe('passed');
+  expect(tests['keeps a terminal']!.status).toBe('passed');
+  expect(tests['keeps a terminal']!.annotations).toContainEqual({
+    type: 'client terminal',
+    description:
+      'terminal term-1 (`echo kept`) was never released by the agent: the client released it at the end of the test',
+  });
+  const never = tests['never exits']!;
+  expect(never.status).toBe('timedOut');
+  expect(never.errors.map((e: { message: string }) => e.message).join('\n')).toMatch(
+    new RegExp(
+      `client terminals: terminal term-1 \\(\`sleep 300 # ${marker}\` in /\\S+\\) was still running at the end of the test: the client killed it and released it`,
+    ),
+  );
+  const left = (await readdir('/proc'))
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+  expect(left).toEqual([]);
+});
+
+test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr', async () => {
+  test.setTimeout(120_000);
+  const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'mcp'];
+  const spec = (answer: string) => `import { test, expect } from ${JSON.stringify(HARNESS)};
+test.use({
+  agentProfile: { command: ${JSON.stringify(agent)} },
+  mcpServers: [{ name: 'notes', tools: [{ name: 'search', description: 'Search notes', answers: [${JSON.stringify(answer)}] }] }],
+});
+test('calls a tool', async ({ acp, roots }) => {
+  await acp.initialize();
+  await acp.newSession();
+  // The arguments name the cwd, as an agent's do: the snapshot holds it as {{cwd}}.
+  const r = await acp.prompt('notes search ' + JSON.stringify({ path: roots.cwd + '/todo.md' }));
+  expect(r.text).toBe(${JSON.stringify(answer)});
+  await acp.close();
+  await expect(acp).toMatchAcpSnapshot();
+});
+test('a server that crashes', async ({ acp }) => {
+  await acp.initialize();
+  await acp.newSession({ mcpServers: [await acp.mcp.attach({ name: 'flaky', tools: [{ name: 'boom', description: 'x', answers: [{ crash: 'fatal: index corrupt' }] }] })] });
+  const r = await acp.prompt('flaky boom {}');
+  expect(r.text).toContain('tool error: MCP error');
+  await acp.close();
+});
+`;
+  const first = await runProject({ 'mcp.spec.ts': spec('3 matches 📝') });
+  const results = (r: typeof first) =>
+    Object.fromEntries(
+      r.report.suites[0].specs.map((s: { title: string; tests: { results: unknown[] }[] }) => [
+        s.title,
+        s.tests[0]!.results[0] as {
+          status: string;
+          errors: { message: string }[];
+          annotations?: { type: string; description: string }[];
+        },
+      ]),
+    );
+  const one = results(first);
+  // The first run writes the snapshots and asks for their review.
+  expect(one['calls a tool']!.errors.map((e: { message: string }) => e.message).join('\n')).toContain(
+    'calls-a-tool/mcp-linux.jsonl: no snapshot yet; written',
+  );
+  expect(one['a server that crashes']!.status).toBe('passed');
+  expect(one['a server that crashes']!.annotations).toContainEqual({
+    type: 'MCP server crash',
+    description: 'MCP server flaky crashed (exit 1), as its script said; its stderr:\nfatal: index corrupt',
+  });
+  const snapshot = await readFile(
+    join(project, 'mcp.spec.ts-snapshots', 'calls-a-tool', 'mcp-linux.jsonl'),
+    'utf8',
+  ).catch(async () => {
+    throw new Error(
+      `no mcp.jsonl; the project holds: ${(await readdir(project, { recursive: true })).join(', ')}`,
+    );
+  });
+  const calls = snapshot
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.message?.method === 'tools/call' || l.message?.result?.content);
+  expect(calls).toEqual([
+    {
+      server: 'notes',
+      from: 'agent',
+      message: expect.objectContaining({
+        method: 'tools/call',
+        params: { name: 'search', arguments: { path: '{{cwd}}/todo.md' } },
+      }),
+    },
+    {
+      server: 'notes',
+      from: 'server',
+      message: expect.objectContaining({ result: { content: [{ type: 'text', text: '3 matches 📝' }] } }),
+    },
+  ]);
+  // The same run again matches; a changed answer is a difference in mcp.jsonl, named.
+  const again = results(await runProject({ 'mcp.spec.ts': spec('3 matches 📝') }));
+  expect(again['calls a tool']!.status, JSON.stringify(again['calls a tool'])).toBe('passed');
+  const changed = results(await runProject({ 'mcp.spec.ts': spec('2 matches') }));
+  const message = changed['calls a tool']!.errors.map((e: { message: string }) => e.message).join('\n');
+  expect(message).toContain('calls-a-tool/mcp-linux.jsonl differs');
 });

@@ -8,12 +8,16 @@
 import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
+import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
 import { attachConversation } from './compare/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
+import type { LeftTerminal } from './driver/client-terminals.js';
 import { agentEnv } from './driver/driver.js';
+import { McpTestServers } from './mcp/mcp-servers.js';
+import type { McpTestServerSpec } from './mcp/mcp-spec.js';
 import {
   type HttpModel,
   type HttpModelSource,
@@ -51,6 +55,17 @@ export interface AcpOptions {
    * body with `httpModel.fault(...)`. A fault that never fires fails the test, named.
    */
   modelFaults: Record<string, ModelFault>;
+  /**
+   * The client offers terminals (`terminal: true` in initialize): the agent's terminal/create commands run as
+   * real processes in the session cwd with the test's environment (`test.use({ terminal: true })`).
+   */
+  terminal: boolean;
+  /**
+   * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
+   * stdio server the agent starts, offering the declared tools with scripted answers; what it saw is the
+   * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
+   */
+  mcpServers: McpTestServerSpec[];
 }
 
 /** The agent as the test runs it. */
@@ -94,6 +109,8 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   workspaceSeed: [undefined, { option: true }],
   model: [{ kind: 'none' }, { option: true }],
   modelFaults: [{}, { option: true }],
+  terminal: [false, { option: true }],
+  mcpServers: [[], { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -184,7 +201,10 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model, httpModel, terminal, mcpServers }, use, testInfo) => {
+    const mcp = new McpTestServers(join(roots.root, 'mcp'));
+    const mcpEntries: acp.McpServer[] = [];
+    for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -201,6 +221,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       env: agent.env,
       cwd: roots.cwd,
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
+      ...(terminal ? { terminal } : {}),
+      mcp,
+      ...(mcpEntries.length > 0 ? { mcpServers: mcpEntries } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
       // Each step opens the spec's line that made the call (else the test's own line).
@@ -215,7 +238,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     });
     await use(client);
     const failed = testInfo.status !== testInfo.expectedStatus;
-    await client.dispose();
+    const leftTerminals = await client.dispose();
     writeTestWire(testInfo, client.sent, client.stdout);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
@@ -235,13 +258,42 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         body: client.stdout.map((l) => l.text).join('\n'),
         contentType: 'application/jsonl',
       });
+      if (mcp.any)
+        await testInfo.attach('mcp-traffic.jsonl', {
+          body: (await mcp.traffic()).map((l) => JSON.stringify(l)).join('\n'),
+          contentType: 'application/jsonl',
+        });
       await testInfo.attach('stderr.txt', {
         body: client.stderr.map((s, i) => `--- agent process ${i + 1} ---\n${s}`).join('\n'),
         contentType: 'text/plain',
       });
     }
+    await reportMcpCrashes(mcp, testInfo);
+    reportLeftTerminals(leftTerminals, testInfo);
   },
 });
+
+/**
+ * The test MCP servers that died: each named in the report with its stderr; one that crashed on its own (not
+ * by its script) fails the test.
+ */
+async function reportMcpCrashes(mcp: McpTestServers, testInfo: TestInfo): Promise<void> {
+  const crashes = await mcp.crashes();
+  for (const c of crashes) testInfo.annotations.push({ type: 'MCP server crash', description: c.message });
+  const faults = crashes.filter((c) => !c.scripted);
+  if (faults.length > 0) throw new Error(faults.map((c) => c.message).join('\n'));
+}
+
+/**
+ * The terminals the agent left at the end of the test, killed and released by the client: each is named in
+ * the report; a command still running then (one that never exits, stopped by the test's timeout) fails the
+ * test with its command line, as a process left behind does.
+ */
+function reportLeftTerminals(left: readonly LeftTerminal[], testInfo: TestInfo): void {
+  for (const l of left) testInfo.annotations.push({ type: 'client terminal', description: l.message });
+  const running = left.filter((l) => l.running);
+  if (running.length > 0) throw new Error(`client terminals: ${running.map((l) => l.message).join('\n')}`);
+}
 
 /** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
 export function testDirName(title: string): string {

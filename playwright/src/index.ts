@@ -33,6 +33,8 @@ export {
 } from './driver/acp-client.js';
 export type { AcpFixtures, AcpOptions, AcpWorkerFixtures, ModelSource, ResolvedAgent } from './fixtures.js';
 export { acpSnapshotTexts } from './matchers.js';
+export type { McpCrash, McpTestServers } from './mcp/mcp-servers.js';
+export type { McpAnswer, McpTestServerSpec, McpTestTool } from './mcp/mcp-spec.js';
 export {
   type HttpModel,
   type HttpModelSource,

@@ -21,7 +21,7 @@ import { normalizeJsonlText } from './normalize/normalize.js';
 /** The snapshot texts of a finished (or paused) run. */
 export async function acpSnapshotTexts(
   acp: AcpClient,
-): Promise<{ stdout: string; workspace: string; log?: string }> {
+): Promise<{ stdout: string; workspace: string; log?: string; mcp?: string }> {
   const s = acp.snapshot;
   if (!s)
     throw new Error(
@@ -40,14 +40,21 @@ export async function acpSnapshotTexts(
   });
   const harvested = await harvestLog(s.roots.persistRoot).catch(() => undefined);
   const log = harvested ? normalizeJsonlText(projectHarvested(harvested, s.roots).text) : undefined;
-  return { stdout, workspace, ...(log ? { log } : {}) };
+  // What the test's MCP servers saw: a surface of its own once the test attached one.
+  const mcp = acp.mcp?.any ? await acp.mcp.snapshotText(s.roots) : undefined;
+  return { stdout, workspace, ...(log ? { log } : {}), ...(mcp !== undefined ? { mcp } : {}) };
 }
 
 /** A test title as a directory name: `a prompt ends the turn` → `a-prompt-ends-the-turn`. */
 export const fileName = testDirName;
 
 /** The snapshot files of a test: one directory per test, like a scenario's. */
-const SNAPSHOT_FILES = { stdout: 'stdout.jsonl', workspace: 'workspace.json', log: 'session.jsonl' } as const;
+const SNAPSHOT_FILES = {
+  stdout: 'stdout.jsonl',
+  workspace: 'workspace.json',
+  log: 'session.jsonl',
+  mcp: 'mcp.jsonl',
+} as const;
 
 export const expect = base.extend({
   async toMatchAcpSnapshot(received: AcpClient, name?: string) {
@@ -62,6 +69,7 @@ export const expect = base.extend({
       stdout: at(SNAPSHOT_FILES.stdout),
       workspace: at(SNAPSHOT_FILES.workspace),
       log: at(SNAPSHOT_FILES.log),
+      mcp: at(SNAPSHOT_FILES.mcp),
     };
     // A failed model replay comes first: the surfaces then show the failure, and accepting them would commit it.
     const replayFailure = received.snapshot?.modelReplayFailure?.();

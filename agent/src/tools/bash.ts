@@ -4,7 +4,7 @@ import { jsonSchemaOf, looseString, parseArgs } from './args.js';
 import { failure, textContent } from './outcome.js';
 import { pathKind } from './paths.js';
 import { previewOf } from './spill.js';
-import type { ToolDefinition } from './types.js';
+import type { TerminalAccess, ToolContext, ToolDefinition, ToolOutcome } from './types.js';
 
 const MAX_TIMEOUT_MS = 30 * 60 * 1000;
 
@@ -72,6 +72,7 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
         return failure(`Error: the working directory ${ctx.cwd} does not exist, so the command cannot run.`);
       }
       if (ctx.signal.aborted) return failure('Cancelled: the command was not started.');
+      if (ctx.terminal) return runInClientTerminal(ctx.terminal, command, timeoutMs, maxOutputChars, ctx);
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.env)) if (v !== undefined) env[k] = v;
       // Imported on first use: execa and its dependencies are a third of the agent's bundle, and a replayed
@@ -112,15 +113,9 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
       if (group !== undefined) liveGroups.delete(group);
 
       const body = typeof result.all === 'string' ? result.all : '';
-      let status: string;
-      if (stopped === 'timeout')
-        status = `[timed out after ${timeoutMs} ms: the command and its child processes were killed]`;
-      else if (stopped === 'cancelled')
-        status = '[cancelled: the command and its child processes were killed]';
-      else if (result.isMaxBuffer) status = `[stopped: the output passed ${maxOutputChars} characters]`;
-      else if (typeof result.exitCode === 'number') status = `[exit code: ${result.exitCode}]`;
-      else if (result.signal) status = `[killed by signal ${result.signal}]`;
-      else status = `[the command could not run: ${result.shortMessage}]`;
+      const status = result.isMaxBuffer
+        ? `[stopped: the output passed ${maxOutputChars} characters]`
+        : statusLine(stopped, timeoutMs, result.exitCode, result.signal, result.shortMessage ?? '');
       const ok = stopped === undefined && !result.isMaxBuffer && result.exitCode === 0;
       const preview = await previewOf(body === '' ? '(no output)' : body, [status], ctx);
       return {
@@ -130,6 +125,58 @@ export function createBash(opts: BashOptions = {}): ToolDefinition {
         ...(preview.spill ? { spill: preview.spill } : {}),
       };
     },
+  };
+}
+
+/** The status line after a command's output: how it ended. */
+function statusLine(
+  stopped: 'timeout' | 'cancelled' | undefined,
+  timeoutMs: number,
+  exitCode: number | null | undefined,
+  signal: string | null | undefined,
+  failure: string,
+): string {
+  if (stopped === 'timeout')
+    return `[timed out after ${timeoutMs} ms: the command and its child processes were killed]`;
+  if (stopped === 'cancelled') return '[cancelled: the command and its child processes were killed]';
+  if (typeof exitCode === 'number') return `[exit code: ${exitCode}]`;
+  if (signal) return `[killed by signal ${signal}]`;
+  return `[the command could not run: ${failure}]`;
+}
+
+/**
+ * The command in the client's terminal (the editor runs it and shows it): the terminal is embedded in the
+ * tool call while it runs, and the result carries it beside the output the model sees.
+ */
+async function runInClientTerminal(
+  terminal: TerminalAccess,
+  command: string,
+  timeoutMs: number,
+  maxOutputChars: number,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  let terminalId = '';
+  const run = await terminal.run({
+    command,
+    cwd: ctx.cwd,
+    outputByteLimit: maxOutputChars,
+    timeoutMs,
+    signal: ctx.signal,
+    shown: async (id) => {
+      terminalId = id;
+      await ctx.report?.([{ type: 'terminal', terminalId: id }]);
+    },
+  });
+  const status = [
+    ...(run.truncated ? [`[the terminal kept the last ${maxOutputChars} bytes of the output]`] : []),
+    statusLine(run.stopped, timeoutMs, run.exitCode, run.signal, 'no exit status'),
+  ];
+  const preview = await previewOf(run.output === '' ? '(no output)' : run.output, status, ctx);
+  return {
+    status: run.stopped === undefined && run.exitCode === 0 ? 'completed' : 'failed',
+    output: preview.output,
+    content: [{ type: 'terminal', terminalId }, textContent(preview.output)],
+    ...(preview.spill ? { spill: preview.spill } : {}),
   };
 }
 

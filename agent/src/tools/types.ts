@@ -6,6 +6,30 @@ export interface FileAccess {
   writeText(absPath: string, content: string): Promise<void>;
 }
 
+/** What a command run in a client terminal produced. */
+export interface TerminalRun {
+  output: string;
+  /** The client dropped the oldest output past the byte limit. */
+  truncated: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  /** Killed by the agent: its timeout passed, or the turn was cancelled. */
+  stopped?: 'timeout' | 'cancelled';
+}
+
+/** Commands run in the client's terminals (ACP terminal/*), when the client offers them. */
+export interface TerminalAccess {
+  run(request: {
+    command: string;
+    cwd: string;
+    outputByteLimit: number;
+    timeoutMs: number;
+    signal: AbortSignal;
+    /** Called with the terminal's id once it exists, to embed it in the tool call before it is released. */
+    shown: (terminalId: string) => Promise<void>;
+  }): Promise<TerminalRun>;
+}
+
 /** Everything a tool may touch; all of it injected so runs are deterministic under the harness. */
 export interface ToolContext {
   /** The session cwd (absolute); relative tool paths resolve against it. */
@@ -21,6 +45,10 @@ export interface ToolContext {
   /** Characters of output the model sees before the rest is spilled. */
   previewBudget: number;
   bashTimeoutMs: number;
+  /** The client's terminals, when it offers them: bash runs its commands there. */
+  terminal?: TerminalAccess;
+  /** Sends the tool call's content so far (a terminal to embed while it runs). */
+  report?: (content: ToolCallContent[]) => Promise<void>;
 }
 
 /** What a tool run produced: the text the model sees, the log preview, and the ACP content. */

@@ -19,7 +19,7 @@ export const CAUSE_ANNOTATION = '_acp-snapshot-cause';
 export const CAUSE_TEXT = 'cause';
 
 /** What a cause is about, and so which command accepts it. */
-export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace';
+export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace' | 'mcp';
 
 /** One cause of one failing scenario. */
 export interface Cause {
@@ -95,7 +95,11 @@ function firstDifferingIndex(a: readonly string[], b: readonly string[]): number
  * differing field of the first differing line and its changed words. Volatile numbers (ids) are in
  * the path only as the line's message kind, so one format change in many scenarios is one cause.
  */
-export function jsonLinesCause(kind: 'stdout' | 'log', expected: string, actual: string): Cause | undefined {
+export function jsonLinesCause(
+  kind: 'stdout' | 'log' | 'mcp',
+  expected: string,
+  actual: string,
+): Cause | undefined {
   const a = expected.split('\n');
   const b = actual.split('\n');
   const i = firstDifferingIndex(a, b);

@@ -132,3 +132,49 @@ test('a root streamed in pieces and normalized piece by piece reads as the whole
     "I'm answering from {{cwd}}/notes.txt and {{home}}; a gap: {{spill[0:3]}}{{spill[5:]}}, a tail: {{cwd[9:]}}.",
   ]);
 });
+
+test("a terminal embedded in a tool call shows its command, the client's latest output and the exit, answers paired by id", () => {
+  const ask = (id: number, method: string, params: Record<string, unknown>) =>
+    j({ jsonrpc: '2.0', id, method, params: { sessionId: 's', ...params } });
+  const stdout = [
+    ask(0, 'terminal/create', { command: '/bin/bash', args: ['-c', 'pwd; sleep 1'], cwd: '/w' }),
+    up({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'c1',
+      title: 'Run',
+      kind: 'execute',
+      status: 'in_progress',
+    }),
+    up({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c1',
+      content: [{ type: 'terminal', terminalId: 'term-1' }],
+    }),
+    ask(1, 'terminal/wait_for_exit', { terminalId: 'term-1' }),
+    ask(2, 'terminal/output', { terminalId: 'term-1' }),
+    ask(3, 'terminal/output', { terminalId: 'term-1' }),
+    ask(4, 'terminal/release', { terminalId: 'term-1' }),
+  ];
+  // The output polls are answered while wait_for_exit is pending: answers come in another order than requests.
+  const sent = [
+    j({ jsonrpc: '2.0', id: 0, result: { terminalId: 'term-1' } }),
+    j({ jsonrpc: '2.0', id: 2, result: { output: '/w\n', truncated: false } }),
+    j({ jsonrpc: '2.0', id: 1, result: { exitCode: 0, signal: null } }),
+    j({
+      jsonrpc: '2.0',
+      id: 3,
+      result: { output: 'w\nlast\n', truncated: true, exitStatus: { exitCode: 0 } },
+    }),
+    j({ jsonrpc: '2.0', id: 4, result: {} }),
+  ];
+  const blocks = conversation(stdout, sent);
+  expect(blocks.map((b) => `${b.kind}: ${b.title}`)).toEqual([
+    'info: terminal/create term-1: $ /bin/bash -c pwd; sleep 1 → ok',
+    'tool: execute · Run — in_progress',
+    'info: terminal/wait_for_exit term-1 → ok',
+    'info: terminal/output term-1 → ok',
+    'info: terminal/output term-1 → ok',
+    'info: terminal/release term-1 → ok',
+  ]);
+  expect(blocks[1]!.body).toBe('$ /bin/bash -c pwd; sleep 1\n[earlier output dropped]\nw\nlast\n[exit 0]');
+});

@@ -10,6 +10,7 @@
 import { placeholderPattern } from '@acp-snapshot/core';
 import type { TestInfo } from '@playwright/test';
 import { diffArrays, diffWordsWithSpace, structuredPatch } from 'diff';
+import { AnswersById, type TerminalView, terminalsOf, terminalText } from './terminal-view.js';
 
 export type BlockKind =
   | 'user'
@@ -68,8 +69,8 @@ function contentText(c: unknown): string {
   return `[${String(c.type)}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`;
 }
 
-/** A tool call's content list (text, diffs, terminals) as text. */
-function toolContent(content: unknown): string {
+/** A tool call's content list (text, diffs, terminals: their command and output) as text. */
+function toolContent(content: unknown, terminals: ReadonlyMap<string, TerminalView>): string {
   if (!Array.isArray(content)) return '';
   return content
     .map((c) => {
@@ -84,7 +85,8 @@ function toolContent(content: unknown): string {
         );
         return `${typeof c.oldText === 'string' ? 'diff' : 'new file'} ${path}\n${hunks.join('\n')}`;
       }
-      if (c.type === 'terminal') return `[terminal ${String(c.terminalId)}]`;
+      if (c.type === 'terminal')
+        return terminalText(String(c.terminalId), terminals.get(String(c.terminalId)));
       return contentText(c.content);
     })
     .filter(Boolean)
@@ -150,8 +152,10 @@ export function joinRootSlices(text: string): string {
 export function conversation(stdout: readonly string[], sent: readonly string[] = []): Block[] {
   const blocks: Block[] = [];
   const { requests, answers } = clientSide(sent);
+  const messages = parse(stdout);
+  const terminals = terminalsOf(messages, answers);
+  const answerTo = new AnswersById(answers);
   let nextRequest = 0;
-  let nextAnswer = 0;
   const tools = new Map<
     string,
     Block & { statuses: string[]; kindName: string; name: string; closed: boolean }
@@ -178,7 +182,7 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
     `${t.kindName} · ${t.name}${t.statuses.length ? ` — ${t.statuses.join(' → ')}` : ''}`;
 
   request();
-  for (const m of parse(stdout)) {
+  for (const m of messages) {
     if ('_raw' in m) {
       push({ kind: 'error', title: 'not JSON on stdout', body: clip(String(m._raw)) });
       continue;
@@ -202,7 +206,7 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
     const params = isObject(m.params) ? m.params : {};
     if (m.method === 'session/request_permission') {
       const options = (Array.isArray(params.options) ? params.options : []).filter(isObject);
-      const answer = answers[nextAnswer++];
+      const answer = answerTo.take(m);
       const outcome =
         isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
       const chosen = options.find((o) => o.optionId === outcome?.optionId);
@@ -222,11 +226,19 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       continue;
     }
     if (typeof m.method === 'string' && m.method !== 'session/update') {
-      const answer = 'id' in m ? answers[nextAnswer++] : undefined;
-      const path = typeof params.path === 'string' ? ` ${params.path}` : '';
+      const answer = 'id' in m ? answerTo.take(m) : undefined;
+      const created = isObject(answer?.result) ? terminals.get(String(answer.result.terminalId)) : undefined;
+      const what =
+        typeof params.path === 'string'
+          ? ` ${params.path}`
+          : m.method === 'terminal/create' && created
+            ? ` ${String((answer!.result as Json).terminalId)}: $ ${created.commandLine}`
+            : typeof params.terminalId === 'string'
+              ? ` ${params.terminalId}`
+              : '';
       push({
         kind: 'info',
-        title: `${m.method}${path}${answer ? (isObject(answer.error) ? ` → error ${String(answer.error.code)}` : ' → ok') : ''}`,
+        title: `${m.method}${what}${answer ? (isObject(answer.error) ? ` → error ${String(answer.error.code)}` : ' → ok') : ''}`,
         body: '',
       });
       continue;
@@ -273,7 +285,7 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       const parts = [
         ...(locations.length ? [`at ${locations.join(', ')}`] : []),
         ...(u.rawInput !== undefined && kind === 'tool_call' ? [`input: ${JSON.stringify(u.rawInput)}`] : []),
-        toolContent(u.content),
+        toolContent(u.content, terminals),
       ].filter(Boolean);
       if (parts.length) t.body = clip([t.body, ...parts].filter(Boolean).join('\n'));
       t.title = toolTitle(t);

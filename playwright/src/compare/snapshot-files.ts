@@ -27,6 +27,7 @@ export async function settleSnapshots(
     'stdout',
     'workspace',
     ...(run.texts.log === undefined ? [] : ['log' as const]),
+    ...(run.texts.mcp === undefined ? [] : ['mcp' as const]),
   ];
   const files: SnapshotFile[] = await Promise.all(
     surfaces.map(async (surface) => ({

@@ -12,7 +12,7 @@ import { type Cause, jsonLinesCause, logCause, workspaceCause } from './causes.j
 import { adoptRecordedProvider } from './harvest.js';
 
 /** A compared surface. */
-export type Surface = 'stdout' | 'workspace' | 'log';
+export type Surface = 'stdout' | 'workspace' | 'log' | 'mcp';
 
 /**
  * The stdout snapshot text: every process's lines normalized (roots replaced, ids numbered), then the agent
@@ -103,6 +103,6 @@ export function compareSurface(
         ? workspaceCause(expected, actual)
         : surface === 'log' && opts.sidecars
           ? logCause(expected!, actual, opts.sidecars)
-          : jsonLinesCause(surface, expected!, actual);
+          : jsonLinesCause(surface === 'mcp' ? 'mcp' : 'stdout', expected!, actual);
   return { surface, expected, actual, equal: false, ...(cause ? { cause } : {}) };
 }

@@ -255,3 +255,16 @@ test('the transcript diff is a unified diff of the transcripts', () => {
   );
   expect(transcriptDiff(expected, expected, { expected: 'a', actual: 'b' })).toBe('');
 });
+
+test('a stdout transcript names the command line and cwd of a client terminal the agent creates', () => {
+  const lines = stdoutTranscript(fixture('terminal-bash', 'stdout.expected.jsonl'));
+  expect(lines).toContain(
+    '← terminal/create $ /bin/bash -c pwd && wc -l < todo.txt (cwd {{cwd}}) {"outputByteLimit":20000000}',
+  );
+  expect(lines.filter((l) => l.includes('terminal/'))).toEqual([
+    '← terminal/create $ /bin/bash -c pwd && wc -l < todo.txt (cwd {{cwd}}) {"outputByteLimit":20000000}',
+    '← terminal/wait_for_exit {"terminalId":"term-1"}',
+    '← terminal/output {"terminalId":"term-1"}',
+    '← terminal/release {"terminalId":"term-1"}',
+  ]);
+});

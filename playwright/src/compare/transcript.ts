@@ -242,6 +242,12 @@ function agentRequest(method: string, params: Json): string {
     const more = Object.keys(rest).length ? ` ${brief(rest)}` : '';
     return `← ${method} ${str(path)}${more}${content === undefined ? '' : ` ${brief(content)}`}`;
   }
+  if (method === 'terminal/create') {
+    const { command, args, cwd, ...rest } = omitSession(params) as Json;
+    const line = [str(command), ...(Array.isArray(args) ? args.map(str) : [])].join(' ');
+    const more = Object.keys(rest).length ? ` ${brief(rest)}` : '';
+    return `← ${method} $ ${oneLine(line, CONTENT_MAX)}${cwd === undefined ? '' : ` (cwd ${str(cwd)})`}${more}`;
+  }
   return `← ${method} ${brief(omitSession(params))}`;
 }
 

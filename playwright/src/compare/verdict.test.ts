@@ -15,6 +15,7 @@ const paths: SnapshotPaths = {
   stdout: { path: '/p/tests/__acp__/t/stdout.jsonl', shown: 'tests/__acp__/t/stdout.jsonl' },
   workspace: { path: '/p/tests/__acp__/t/workspace.json', shown: 'tests/__acp__/t/workspace.json' },
   log: { path: '/p/tests/__acp__/t/session.jsonl', shown: 'tests/__acp__/t/session.jsonl' },
+  mcp: { path: '/p/tests/__acp__/t/mcp.jsonl', shown: 'tests/__acp__/t/mcp.jsonl' },
 };
 const wire = (text: string) => `${JSON.stringify({ jsonrpc: '2.0', id: 0, result: { text } })}\n`;
 const WORKSPACE = '{\n  "files": []\n}\n';

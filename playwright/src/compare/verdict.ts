@@ -123,7 +123,9 @@ export function replayVerdict(
     compareSurface('stdout', expectedStdout, run.stdoutText, { replayed: true }),
     compareSurface('workspace', expected.workspace, run.workspaceText, { replayed: true }),
   ];
-  const message: Record<Surface, (c: SurfaceComparison) => string> = {
+  // A corpus scenario attaches no MCP server: these three are its surfaces.
+  type CorpusSurface = Exclude<Surface, 'mcp'>;
+  const message: Record<CorpusSurface, (c: SurfaceComparison) => string> = {
     log: (c) => sessionLogMismatchMessage(name, shown(paths.session), c.expected!, c.actual),
     stdout: (c) => stdoutMismatchMessage(name, c.expected!, c.actual),
     workspace: (c) => workspaceMismatchMessage(name, shown(paths.workspaceExpected), c.expected, c.actual),
@@ -131,8 +133,8 @@ export function replayVerdict(
   for (const c of compared)
     if (!c.equal)
       findings.push({
-        kind: c.surface,
-        message: message[c.surface](c),
+        kind: c.surface as CorpusSurface,
+        message: message[c.surface as CorpusSurface](c),
         ...(c.cause ? { cause: c.cause } : {}),
       });
   return { findings, actualLog, compared: true };
@@ -154,8 +156,11 @@ export interface SnapshotFile {
 
 /** What a `toMatchAcpSnapshot` run brings to its verdict. */
 export interface SnapshotRun {
-  /** The run's surfaces as snapshot texts (a log only when the agent persisted one). */
-  texts: { stdout: string; workspace: string; log?: string };
+  /**
+   * The run's surfaces as snapshot texts (a log only when the agent persisted one, the MCP traffic only when
+   * the test attached a test MCP server).
+   */
+  texts: { stdout: string; workspace: string; log?: string; mcp?: string };
   /** The run recorded the model's calls: what it wrote is what the next replay is compared with. */
   recording: boolean;
   /** The run replayed a recording (its log adopts the recorded provider). */

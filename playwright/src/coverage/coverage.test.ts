@@ -317,3 +317,51 @@ test('projects are reported apart, and the HTML escapes what the agent wrote', (
 test('a wire with no ACP traffic says so instead of an empty report', () => {
   expect(coverageText(computeCoverage([]))).toContain('no ACP wire was recorded');
 });
+
+test('client terminal calls are counted: commands run, how they ended, truncated output, kills and releases; an offer never used is a gap', () => {
+  const terminal = (
+    title: string,
+    offered: boolean,
+    calls: [string, Record<string, unknown>][],
+  ): TestWire => {
+    const base = editTest(title);
+    base.sent[0] = req(0, 0, 'initialize', { protocolVersion: 1, clientCapabilities: { terminal: offered } });
+    calls.forEach(([method, result], i) => {
+      base.received.push(req(0, 10 + i, method, { sessionId: 'sess-1', terminalId: 'term-1' }));
+      base.sent.push(ok(0, 10 + i, result));
+    });
+    return base;
+  };
+  const used = terminal('runs a command', true, [
+    ['terminal/create', { terminalId: 'term-1' }],
+    ['terminal/output', { output: '…', truncated: true }],
+    ['terminal/kill', {}],
+    ['terminal/wait_for_exit', { exitCode: null, signal: 'SIGKILL' }],
+    ['terminal/output', { output: '…', truncated: true, exitStatus: { exitCode: null, signal: 'SIGKILL' } }],
+    ['terminal/release', {}],
+  ]);
+  const c = computeCoverage([
+    used,
+    terminal('exits 3', true, [
+      ['terminal/create', { terminalId: 'term-1' }],
+      ['terminal/wait_for_exit', { exitCode: 3, signal: null }],
+    ]),
+  ]);
+  expect(items(c, SECTIONS.terminals)).toEqual({
+    'command run (terminal/create)': ['exits 3', 'runs a command'],
+    'killed by the agent': ['runs a command'],
+    'offered (clientCapabilities.terminal)': ['exits 3', 'runs a command'],
+    'output read': ['runs a command'],
+    'output read after the exit: ended by a signal': ['runs a command'],
+    'output read: truncated at outputByteLimit': ['runs a command'],
+    'released by the agent': ['runs a command'],
+    'waited for: ended by a signal': ['runs a command'],
+    'waited for: exit non-zero': ['exits 3'],
+  });
+  expect(items(c, SECTIONS.agentRequests)['terminal/create → ok']).toEqual(['exits 3', 'runs a command']);
+  expect(c.projects[0]!.gaps.map((g) => g.declared)).not.toContain('clientCapabilities.terminal');
+  const unused = computeCoverage([terminal('offered only', true, [])]);
+  expect(unused.projects[0]!.gaps.find((g) => g.declared === 'clientCapabilities.terminal')?.message).toBe(
+    'the client offered `terminal`, and the agent never ran a command in a client terminal',
+  );
+});

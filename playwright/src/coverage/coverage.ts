@@ -159,6 +159,7 @@ export const SECTIONS = {
   sessionSurface: 'session surface (parameters, which session addressed)',
   modes: 'modes (tool kinds attempted in each)',
   configOptions: 'config options set',
+  terminals: 'client terminals',
 } as const;
 
 const ORDER = Object.values(SECTIONS);
@@ -228,6 +229,8 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     const answer = agentAnswers.get(message);
     tally.add(SECTIONS.clientRequests, `${method} → ${outcome(answer)}`, test);
     const result = answer && isObject(answer.result) ? answer.result : undefined;
+    if (method === 'initialize' && isObject(params.clientCapabilities) && params.clientCapabilities.terminal)
+      tally.add(SECTIONS.terminals, 'offered (clientCapabilities.terminal)', test);
     if (method === 'initialize' && result) {
       for (const c of declaredCapabilities(result.agentCapabilities)) declared.capabilities.add(c);
       const info = isObject(result.agentInfo) ? result.agentInfo : undefined;
@@ -295,6 +298,30 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     if (mode !== undefined) tally.add(SECTIONS.modes, `${mode}: ${toolKind}`, test);
   }
 
+  /** What a client terminal call exercised: a command run, how it ended, its output cut, a kill, a release. */
+  function noteTerminalCall(method: string, answer: Json | undefined): void {
+    const result = isObject(answer?.result) ? answer.result : undefined;
+    if (!result) return;
+    const ended = (status: Json) =>
+      typeof status.exitCode === 'number'
+        ? status.exitCode === 0
+          ? 'exit 0'
+          : 'exit non-zero'
+        : typeof status.signal === 'string'
+          ? 'ended by a signal'
+          : undefined;
+    const add = (key: string | undefined) => key && tally.add(SECTIONS.terminals, key, test);
+    if (method === 'terminal/create') add('command run (terminal/create)');
+    if (method === 'terminal/wait_for_exit') add(`waited for: ${ended(result)}`);
+    if (method === 'terminal/output') {
+      add('output read');
+      if (result.truncated === true) add('output read: truncated at outputByteLimit');
+      if (isObject(result.exitStatus)) add(`output read after the exit: ${ended(result.exitStatus)}`);
+    }
+    if (method === 'terminal/kill') add('killed by the agent');
+    if (method === 'terminal/release') add('released by the agent');
+  }
+
   function noteSurface(method: string, params: Json, result: Json | undefined, process: number): void {
     if (method === 'session/new') {
       const cwd = typeof params.cwd === 'string' ? params.cwd : '';
@@ -341,6 +368,7 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     if ('id' in message) {
       const answer = clientAnswers.get(message);
       tally.add(SECTIONS.agentRequests, `${method} → ${outcome(answer)}`, test);
+      if (method.startsWith('terminal/')) noteTerminalCall(method, answer);
       if (method === 'session/request_permission') {
         // Some agents (gemini-cli) announce a tool call by asking for it, before any tool_call update.
         if (isObject(params.toolCall) && typeof params.sessionId === 'string')
@@ -426,6 +454,14 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
         declared: `authMethod:${id}`,
         message: `declared auth method \`${id}\`, never authenticated`,
       });
+  if (
+    tally.has(SECTIONS.terminals, 'offered (clientCapabilities.terminal)') &&
+    !tally.has(SECTIONS.terminals, 'command run (terminal/create)')
+  )
+    gaps.push({
+      declared: 'clientCapabilities.terminal',
+      message: 'the client offered `terminal`, and the agent never ran a command in a client terminal',
+    });
   const modeKeys = tally.keys(SECTIONS.modes);
   for (const mode of [...declared.modes].sort()) {
     const set = modeKeys.includes(`${mode}: set`);

@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
+import type { McpTestServers } from '../mcp/mcp-servers.js';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
 import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
 import type { TurnPoint } from '../scenario/input.js';
 import { serveClientFs } from './client-fs.js';
+import { ClientTerminals, type LeftTerminal } from './client-terminals.js';
 import type { Deadline } from './deadline.js';
 import { Exchange } from './exchange.js';
 import {
@@ -41,6 +43,12 @@ export interface AcpClientOptions {
   name?: string;
   /** The client capabilities sent in initialize (default: fs read and write, no terminal). */
   clientCapabilities?: acp.ClientCapabilities;
+  /** Offer client terminals (`terminal: true` in initialize, terminal/* served; see client-terminals.ts). */
+  terminal?: boolean;
+  /** The MCP servers session/new and session/load send when the call names none (default none). */
+  mcpServers?: acp.McpServer[];
+  /** The test MCP servers of the test (`acp.mcp.attach(spec)`), whose traffic is a snapshot surface. */
+  mcp?: McpTestServers;
   /** Where permission answers come from (default: the answers queued with answerPermissions). */
   permissions?: PermissionSource;
   /** How long a process may take to exit after stdin closes before its group is killed. */
@@ -174,13 +182,20 @@ export class AcpClient {
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
 
+  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
+  readonly mcp: McpTestServers | undefined;
+  /** The terminals served to the agent, when the client offers them. */
+  readonly terminals: ClientTerminals | undefined;
+
   /** For `toMatchAcpSnapshot()`. */
   readonly snapshot: SnapshotContext | undefined;
 
   constructor(private readonly opts: AcpClientOptions) {
     this.snapshot = opts.snapshot;
+    this.mcp = opts.mcp;
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
+    if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
     this.permissions = opts.permissions ?? queuedAnswers(this.answers);
     this.app = acp
       .client({ name: 'acp-snapshot' })
@@ -189,6 +204,14 @@ export class AcpClient {
     serveClientFs(this.app, opts.fsRoot ?? opts.cwd, this.capabilities.fs, (line) =>
       this.exchange.note(line),
     );
+    this.terminals = this.capabilities.terminal
+      ? new ClientTerminals({
+          env: opts.env,
+          cwdOf: (sessionId) => this.cwdOf(sessionId),
+          note: (line) => this.exchange.note(line),
+        })
+      : undefined;
+    this.terminals?.serve(this.app);
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -268,7 +291,11 @@ export class AcpClient {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
-        proc.connection.agent.request('session/new', { mcpServers: [], ...params, cwd }),
+        proc.connection.agent.request('session/new', {
+          mcpServers: this.opts.mcpServers ?? [],
+          ...params,
+          cwd,
+        }),
       );
       this.sessionId = r.sessionId;
       this.sessions.push({ sessionId: r.sessionId, cwd });
@@ -286,7 +313,7 @@ export class AcpClient {
         proc.connection.agent.request('session/load', {
           sessionId,
           cwd: this.cwdOf(sessionId),
-          mcpServers: [],
+          mcpServers: this.opts.mcpServers ?? [],
         }),
       );
     });
@@ -486,10 +513,14 @@ export class AcpClient {
     for (const p of this.processes) p.kill();
   }
 
-  /** Kills every process of the client and waits for them to exit (the fixture's teardown). */
-  async dispose(): Promise<void> {
+  /**
+   * Kills every process of the client and waits for them to exit (the fixture's teardown), then the
+   * terminals the agent left: one line for each (see ClientTerminals.dispose), [] when it left none.
+   */
+  async dispose(): Promise<LeftTerminal[]> {
     this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
+    return (await this.terminals?.dispose()) ?? [];
   }
 
   /** Whether an agent process is running (a closed client has nothing more to say). */

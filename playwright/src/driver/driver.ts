@@ -213,6 +213,9 @@ class ScenarioRun {
         });
       }
       await this.client.close();
+      // Client terminals the agent left: killed and released, each a problem of the run.
+      for (const left of (await this.client.terminals?.dispose()) ?? [])
+        this.client.problems.push(left.message);
     } catch (e) {
       throw await this.failure(e);
     } finally {

@@ -104,13 +104,16 @@ export const Step = z.discriminatedUnion('op', [
 ]);
 export type Step = z.infer<typeof Step>;
 
-/** ACP client capabilities the harness advertises (and honours: fs/* is answered only when offered). */
+/**
+ * ACP client capabilities the harness advertises (and honours: fs/* and terminal/* are answered only when
+ * offered; a terminal runs its command for real, see driver/client-terminals.ts).
+ */
 export const ClientCapabilities = z.strictObject({
   fs: z.strictObject({ readTextFile: z.boolean(), writeTextFile: z.boolean() }).default({
     readTextFile: false,
     writeTextFile: false,
   }),
-  terminal: z.literal(false).default(false),
+  terminal: z.boolean().default(false),
 });
 export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
 

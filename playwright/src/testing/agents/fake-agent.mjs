@@ -11,7 +11,11 @@
 // chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
 // {"fail": true} makes it exit 1 at startup naming the file), "turns" (each prompt's text says what the
 // turn does, see `turn` below; declares loadSession) and "lone-surrogate" (writes a notification whose text
-// was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair).
+// was cut inside an emoji, so JSON.stringify escapes half of a surrogate pair), "terminal" (runs each prompt's
+// text as a command line in a client terminal, as an editor-facing agent does, and answers its output and exit;
+// a prompt starting "keep: " leaves the terminal unreleased), "mcp" (connects to the stdio MCP servers of
+// session/new with the official MCP client, as agents do; a prompt "SERVER TOOL {json args}" calls that tool
+// and answers the result's text).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -80,6 +84,8 @@ async function turn(client, sessionId, text) {
 }
 
 let sessionCwd = process.cwd();
+/** The "mcp" mode's MCP clients, by server name. */
+const mcpClients = new Map();
 
 const app = acp
   .agent({ name: 'fake-agent' })
@@ -122,6 +128,23 @@ const app = acp
       log = await openLogAppender(path, { compression: 'none', compactOnClose: mode === 'packed' });
       await log.append(buildHeader({ sessionId, cwd: params.cwd }), 0);
     }
+    if (mode === 'mcp') {
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      for (const server of params.mcpServers) {
+        const env = Object.fromEntries((server.env ?? []).map((v) => [v.name, v.value]));
+        const transport = new StdioClientTransport({
+          command: server.command,
+          args: server.args,
+          env,
+          stderr: 'pipe',
+        });
+        const mcp = new Client({ name: 'fake-agent', version: '1.0.0' });
+        await mcp.connect(transport);
+        await mcp.listTools();
+        mcpClients.set(server.name, mcp);
+      }
+    }
     return { sessionId };
   })
   .onRequest('session/prompt', async ({ params, client }) => {
@@ -144,6 +167,39 @@ const app = acp
       spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }).unref();
       process.stderr.write('fatal: left a child behind\n');
       process.exit(3);
+    }
+    if (mode === 'terminal') {
+      const text = String(params.prompt[0]?.text ?? '');
+      const keep = text.startsWith('keep: ');
+      const command = keep ? text.slice('keep: '.length) : text;
+      const { terminalId } = await client.request('terminal/create', { sessionId, command });
+      await client.notify('session/update', {
+        sessionId,
+        update: {
+          sessionUpdate: 'tool_call',
+          toolCallId: 'run-1',
+          title: command,
+          kind: 'execute',
+          status: 'in_progress',
+          content: [{ type: 'terminal', terminalId }],
+        },
+      });
+      const exit = await client.request('terminal/wait_for_exit', { sessionId, terminalId });
+      const { output } = await client.request('terminal/output', { sessionId, terminalId });
+      if (!keep) await client.request('terminal/release', { sessionId, terminalId });
+      await say(client, sessionId, `${output}[exit ${exit.exitCode ?? exit.signal}]`);
+      return { stopReason: 'end_turn' };
+    }
+    if (mode === 'mcp') {
+      const text = String(params.prompt[0]?.text ?? '');
+      const [server, tool, ...rest] = text.split(' ');
+      const result = await mcpClients
+        .get(server)
+        .callTool({ name: tool, arguments: JSON.parse(rest.join(' ') || '{}') })
+        .catch((e) => ({ content: [{ type: 'text', text: `MCP error: ${e.message}` }], isError: true }));
+      const said = result.content.map((c) => c.text).join('');
+      await say(client, sessionId, `${result.isError ? 'tool error: ' : ''}${said}`);
+      return { stopReason: 'end_turn' };
     }
     if (mode === 'crash') {
       process.stderr.write('fatal: model adapter blew up\n');
@@ -235,5 +291,6 @@ const connection = app.connect(
 );
 if (mode === 'stubborn') setInterval(() => {}, 1000);
 await connection.closed;
+for (const mcp of mcpClients.values()) await mcp.close();
 await log?.close();
 if (mode !== 'stubborn') process.exit(0);

@@ -1,0 +1,106 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { expect, test } from '@playwright/test';
+import { createTestRoots, type TestRoots } from '../roots/roots.js';
+import { McpTestServers } from './mcp-servers.js';
+
+/**
+ * The test MCP server as an agent starts it: the session/new entry run as a process, talked to by the official
+ * MCP client over stdio (what claude-agent-acp, codex-acp and others do with a stdio server).
+ */
+let base: string;
+let roots: TestRoots;
+let servers: McpTestServers;
+test.beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'mcp-servers-'));
+  roots = await createTestRoots('mcp', { base });
+  servers = new McpTestServers(join(roots.root, 'mcp'));
+});
+test.afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Starts the server the entry describes, as an agent would, and connects the MCP client to it. */
+async function connect(entry: { command: string; args: string[] }) {
+  const transport = new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' });
+  const client = new Client({ name: 'agent-under-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+test('the server offers the declared tools and answers their calls in order; its traffic is the mcp surface, normalized', async () => {
+  const entry = await servers.attach({
+    name: 'notes',
+    tools: [
+      {
+        name: 'search',
+        description: 'Search the notes',
+        inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+        answers: [`found ${roots.cwd}/todo.md 📝`, { text: 'index is down', isError: true }],
+      },
+    ],
+  });
+  expect(entry).toMatchObject({ name: 'notes', command: process.execPath, env: [] });
+  const client = await connect(entry);
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => [t.name, t.description, t.inputSchema.required])).toEqual([
+    ['search', 'Search the notes', ['query']],
+  ]);
+  const first = await client.callTool({ name: 'search', arguments: { query: 'todo' } });
+  expect(first).toEqual({ content: [{ type: 'text', text: `found ${roots.cwd}/todo.md 📝` }] });
+  const second = await client.callTool({ name: 'search', arguments: { query: 'again' } });
+  expect(second).toEqual({ content: [{ type: 'text', text: 'index is down' }], isError: true });
+  const third = await client.callTool({ name: 'search', arguments: { query: 'more' } });
+  expect(third.isError).toBe(true);
+  expect(third.content).toEqual([
+    { type: 'text', text: 'search: call 3 has no scripted answer (the test scripted 2)' },
+  ]);
+  await client.close();
+
+  const text = await servers.snapshotText(roots);
+  const lines = text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines[0]).toMatchObject({ server: 'notes', from: 'agent', message: { method: 'initialize' } });
+  expect(lines.filter((l) => l.message?.method === 'tools/call').map((l) => l.message.params)).toEqual([
+    { name: 'search', arguments: { query: 'todo' } },
+    { name: 'search', arguments: { query: 'again' } },
+    { name: 'search', arguments: { query: 'more' } },
+  ]);
+  // The cwd in an answer is a placeholder in the snapshot, as on the ACP wire.
+  expect(text).toContain('found {{cwd}}/todo.md 📝');
+  expect(text).not.toContain(roots.cwd);
+  expect(await servers.crashes()).toEqual([]);
+});
+
+test('a scripted crash ends the server; the crash is reported with its stderr', async () => {
+  const entry = await servers.attach({
+    name: 'flaky',
+    tools: [
+      { name: 'boom', description: 'Crashes', answers: [{ crash: 'fatal: the index file is corrupt' }] },
+    ],
+  });
+  const client = await connect(entry);
+  await expect(client.callTool({ name: 'boom', arguments: {} })).rejects.toThrow();
+  expect(await servers.crashes()).toEqual([
+    {
+      server: 'flaky',
+      scripted: true,
+      message:
+        'MCP server flaky crashed (exit 1), as its script said; its stderr:\nfatal: the index file is corrupt',
+    },
+  ]);
+  await client.close();
+});
+
+test('bad specs are refused naming the field: a name agents cannot use, two servers with one name', async () => {
+  await expect(servers.attach({ name: 'my notes', tools: [] })).rejects.toThrow(
+    'mcpServers: server name "my notes" must be letters, digits, _ or -',
+  );
+  await servers.attach({ name: 'a', tools: [] });
+  await expect(servers.attach({ name: 'a', tools: [] })).rejects.toThrow('two servers are named "a"');
+});
