@@ -55,6 +55,7 @@ export {
   hydrateText,
   parseRootsEnv,
   ROOT_NAMES,
+  type RootMatch,
   RootReplacer,
   type RootSpelling,
   replaceRoots,

@@ -1,6 +1,5 @@
 export * from './canonical-order.js';
 export * from './closest.js';
-export * from './credentials.js';
 export * from './exchange-log.js';
 export * from './faults.js';
 export * from './formats.js';
@@ -10,5 +9,15 @@ export * from './log-changes.js';
 export * from './normalize.js';
 export * from './provider-errors.js';
 export type { Upstream } from './record.js';
+export {
+  findSecrets,
+  isIdentifyingHome,
+  isIdentifyingUserName,
+  machineSecrets,
+  RECORDING_KEY_VARIABLE,
+  type SecretFind,
+  type Secrets,
+  scrub,
+} from './secrets.js';
 export * from './server.js';
 export * from './verdict.js';
