@@ -8,6 +8,7 @@ export {
   formatReplayReport,
   parseReplayReport,
   REPLAY_LINE_PREFIX,
+  type ReplayDrift,
   type ReplayReport,
   type SnapshotMode,
 } from './contract.js';
