@@ -78,6 +78,7 @@ export {
   CREDENTIAL_QUERY,
   credentialHeader,
   errorEnvelope,
+  streamsAnswer,
   type WireFormat,
   wireFormatOf,
   wireFormatRoute,
