@@ -194,7 +194,7 @@ const TABLE: readonly TableRule[] = [
 ];
 
 /** The variable a recording's model key is in (the harness's record mode reads it): scrubbed wherever it is set. */
-export const RECORDING_KEY_VARIABLE = 'DEEPSEEK_API_KEY';
+const RECORDING_KEY_VARIABLE = 'DEEPSEEK_API_KEY';
 
 /**
  * This machine's secrets: its home directory and user name (the account's, from passwd: commands show it
