@@ -68,7 +68,6 @@ const entries = [
     ...AGENT_BUNDLE,
   },
   { in: 'emulator/src/index.ts', out: 'emulator/dist/index.js' },
-  { in: 'emulator/src/testing.ts', out: 'emulator/dist/testing.js' },
   { in: 'emulator/src/cli.ts', out: 'emulator/dist/cli.js', banner: '#!/usr/bin/env node' },
   { in: 'model-http/src/index.ts', out: 'model-http/dist/index.js' },
   // The conformance kit as this repository's suite loads it; the harness inlines it from source (HARNESS_ALIAS).

@@ -1,7 +1,6 @@
-import { type ChatMessage, fingerprintRequest, type LlmRequest, type Usage } from '@acp-snapshot/core';
-import { untilAborted } from './abort.js';
+import type { ChatMessage, LlmRequest, Usage } from '@acp-snapshot/core';
+import { callModel } from './model-call.js';
 import type { CompactionContext } from './turn-context.js';
-import { TurnError } from './turn-error.js';
 
 /** Context size estimate: characters / 4 over the system prompt, tool schemas and messages. */
 export function estimateTokens(system: string, tools: unknown, messages: ChatMessage[]): number {
@@ -63,7 +62,7 @@ export async function maybeCompact(
   step: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const { config, plugin, toolSchemas, log } = session.services;
+  const { config, toolSchemas, log } = session.services;
   const { messages } = session.conversation;
   const estimate = estimateTokens(session.systemPrompt, toolSchemas, messages);
   if (estimate <= config.compaction.budgetTokens) return;
@@ -88,35 +87,12 @@ export async function maybeCompact(
     },
     purpose: 'compaction',
   };
-  const fingerprint = fingerprintRequest(request, session.roots);
-  await session.record({ type: 'llm/request', turn, step, purpose: 'compaction', fingerprint });
   let rawOutput = '';
   let usage: Usage | undefined;
-  let finished = false;
-  const iterator = plugin
-    .stream(request, { signal, turn, step, fingerprint, roots: session.roots })
-    [Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await untilAborted(iterator.next(), signal);
-      if (next.done) break;
-      const chunk = next.value;
-      if (chunk.type === 'text') rawOutput += chunk.text;
-      if (chunk.type === 'finish') {
-        usage = chunk.usage;
-        finished = true;
-        break;
-      }
-    }
-  } finally {
-    iterator.return?.()?.catch(() => {});
-  }
-  if (!finished) {
-    throw new TurnError(
-      `the compaction summary stream ended without a finish at turn ${turn} step ${step}`,
-      'stream_cut',
-    );
-  }
+  await callModel({ session, turn, step, signal }, request, 'the compaction summary stream', (chunk) => {
+    if (chunk.type === 'text') rawOutput += chunk.text;
+    if (chunk.type === 'finish') usage = chunk.usage;
+  });
   await session.record({
     type: 'compaction/summary',
     turn,

@@ -1,15 +1,9 @@
-import {
-  type FinishReason,
-  fingerprintRequest,
-  isLlmAbortError,
-  isLlmProviderError,
-  type LlmRequest,
-  StreamChunk,
-} from '@acp-snapshot/core';
+import { type FinishReason, isLlmAbortError, isLlmProviderError, type LlmRequest } from '@acp-snapshot/core';
 import type { TurnEndKind } from '@acp-snapshot/session-log';
 import { RequestError, type StopReason } from '@agentclientprotocol/sdk';
-import { TurnCancelled, untilAborted } from './abort.js';
+import { TurnCancelled } from './abort.js';
 import { maybeCompact } from './compaction.js';
+import { callModel } from './model-call.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { ToolRunner } from './tool-runner.js';
 import type { TurnContext } from './turn-context.js';
@@ -80,10 +74,10 @@ export class TurnRunner {
     }
   }
 
-  /** One model call: fingerprint, persist, stream (persisting every chunk), assemble. */
+  /** One model call (model-call.ts), persisting every chunk, showing text and thoughts, assembling the message. */
   private async modelStep(): Promise<StreamAssembler> {
     const { session, turn, step, signal } = this;
-    const { config, plugin, toolSchemas } = session.services;
+    const { config, toolSchemas } = session.services;
     const request: LlmRequest = {
       model: session.settings.model,
       system: session.systemPrompt,
@@ -92,52 +86,23 @@ export class TurnRunner {
       params: config.llm.params,
       purpose: 'turn',
     };
-    const fingerprint = fingerprintRequest(request, session.roots);
-    await session.record({ type: 'llm/request', turn, step, purpose: 'turn', fingerprint });
     const assembled = new StreamAssembler();
     this.partial = assembled;
-    const iterator = plugin
-      .stream(request, { signal, turn, step, fingerprint, roots: session.roots })
-      [Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        const next = await untilAborted(iterator.next(), signal);
-        if (next.done) break;
-        const parsed = StreamChunk.safeParse(next.value);
-        if (!parsed.success) {
-          throw new TurnError(
-            `the LLM plugin "${plugin.name}" yielded an invalid chunk at turn ${turn} step ${step}: ${parsed.error.message}`,
-            'malformed_chunk',
-          );
-        }
-        const chunk = parsed.data;
-        await session.record({ type: 'assistant/chunk', turn, step, chunk });
-        assembled.add(chunk);
-        if (chunk.type === 'text' && chunk.text) {
-          await session.client.update({
-            sessionUpdate: 'agent_message_chunk',
-            content: { type: 'text', text: chunk.text },
-          });
-        } else if (chunk.type === 'reasoning' && chunk.text) {
-          await session.client.update({
-            sessionUpdate: 'agent_thought_chunk',
-            content: { type: 'text', text: chunk.text },
-          });
-        } else if (chunk.type === 'finish') {
-          break;
-        }
+    await callModel({ session, turn, step, signal }, request, 'the model stream', async (chunk) => {
+      await session.record({ type: 'assistant/chunk', turn, step, chunk });
+      assembled.add(chunk);
+      if (chunk.type === 'text' && chunk.text) {
+        await session.client.update({
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: chunk.text },
+        });
+      } else if (chunk.type === 'reasoning' && chunk.text) {
+        await session.client.update({
+          sessionUpdate: 'agent_thought_chunk',
+          content: { type: 'text', text: chunk.text },
+        });
       }
-    } finally {
-      // Stops a plugin still producing (after a finish, a cancel or an error); never awaited, so a
-      // plugin that ignores return() cannot hang the turn.
-      iterator.return?.()?.catch(() => {});
-    }
-    if (!assembled.finish) {
-      throw new TurnError(
-        `the model stream ended without a finish at turn ${turn} step ${step} (plugin "${plugin.name}")`,
-        'stream_cut',
-      );
-    }
+    });
     this.partial = undefined;
     return assembled;
   }

@@ -50,7 +50,7 @@ export function parseProfile(value: unknown, source: string): ConformanceProfile
     const problems = r.error.issues.map((i) => `${i.path.join('.') || '(profile)'}: ${i.message}`);
     throw new Error(
       `${source}: not an agent profile:\n  ${problems.join('\n  ')}\n` +
-        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } (playwright/src/profile.ts).',
+        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } (the AgentProfile of the @acp-snapshot/playwright README, "Public API").',
     );
   }
   const profile: ConformanceProfile = r.data;

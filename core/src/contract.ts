@@ -24,11 +24,30 @@ export type SnapshotMode = 'replay' | 'record' | 'refresh';
 /** Every line the replay plugin writes to stderr starts with this. */
 export const REPLAY_LINE_PREFIX = 'llm-replay: ';
 
-/** The replay plugin's report: which recorded calls (numbered from 1) this process has claimed, of how many. */
+/**
+ * Where a live model request first differs from the recorded one, as data (the replay plugin's error text is for
+ * people): the harness keys a failure's cause by it, so one prompt change in many scenarios is one cause.
+ */
+export interface ReplayDrift {
+  /** The request part that differs: `system`, `tools`, `model`, `params`, `messages[2]`, `request`. */
+  part: string;
+  /** Where in the part: `system`, `messages[2].content`, `body.messages[2].content`... */
+  path: string;
+  /** The recorded text there (roots as placeholders); absent when the recording does not hold it. */
+  recorded?: string;
+  /** The live text there, roots replaced as in the recording; absent when the live request lacks it. */
+  live?: string;
+}
+
+/**
+ * The replay plugin's report: which recorded calls (numbered from 1) this process has claimed, of how many, and
+ * the drift that stopped it, when one did.
+ */
 export interface ReplayReport {
   scenario: string;
   consumed: number[];
   total: number;
+  drift?: ReplayDrift;
 }
 
 /** The stderr line of a report. */
@@ -47,9 +66,21 @@ export function parseReplayReport(line: string): ReplayReport | undefined {
   }
   const v = value as Partial<ReplayReport> | null;
   if (!v || !Array.isArray(v.consumed) || typeof v.total !== 'number') return undefined;
+  const d = v.drift as Partial<ReplayDrift> | undefined;
+  const text = (x: unknown) => (typeof x === 'string' ? x : undefined);
+  const drift: ReplayDrift | undefined =
+    d && typeof d === 'object' && typeof d.part === 'string'
+      ? {
+          part: d.part,
+          path: text(d.path) ?? d.part,
+          ...(text(d.recorded) !== undefined ? { recorded: d.recorded! } : {}),
+          ...(text(d.live) !== undefined ? { live: d.live! } : {}),
+        }
+      : undefined;
   return {
     scenario: typeof v.scenario === 'string' ? v.scenario : '',
     consumed: v.consumed.filter((c): c is number => typeof c === 'number'),
     total: v.total,
+    ...(drift ? { drift } : {}),
   };
 }

@@ -8,6 +8,7 @@ export {
   formatReplayReport,
   parseReplayReport,
   REPLAY_LINE_PREFIX,
+  type ReplayDrift,
   type ReplayReport,
   type SnapshotMode,
 } from './contract.js';
@@ -55,6 +56,7 @@ export {
   hydrateText,
   parseRootsEnv,
   ROOT_NAMES,
+  type RootMatch,
   RootReplacer,
   type RootSpelling,
   replaceRoots,
@@ -76,6 +78,7 @@ export {
   CREDENTIAL_QUERY,
   credentialHeader,
   errorEnvelope,
+  streamsAnswer,
   type WireFormat,
   wireFormatOf,
   wireFormatRoute,

@@ -104,7 +104,8 @@ export function rootSpellings(
   return withDashedSpellings(out);
 }
 
-interface Match {
+/** One root found in a text. */
+export interface RootMatch {
   start: number;
   end: number;
   name: string;
@@ -162,8 +163,13 @@ export class RootReplacer {
     return !this.paths && !this.words && this.patterns.length === 0;
   }
 
-  private matches(s: string): Match[] {
-    const out: Match[] = [];
+  /** Where the roots are in one text: each whole match, its placeholder name, in text order (what {@link text} replaces). */
+  find(s: string): RootMatch[] {
+    return this.empty || s.length < 2 ? [] : this.matches(s);
+  }
+
+  private matches(s: string): RootMatch[] {
+    const out: RootMatch[] = [];
     const collect = (re: RegExp | undefined, text: string, name?: string) => {
       if (!re) return;
       for (const m of text.matchAll(re)) {

@@ -1,5 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { credentialHeader, errorEnvelope, wireFormatOf, wireFormatRoute } from './wire-format.js';
+import {
+  credentialHeader,
+  errorEnvelope,
+  streamsAnswer,
+  wireFormatOf,
+  wireFormatRoute,
+} from './wire-format.js';
 
 test('a path speaks its format behind any base URL; a server serves only the API routes themselves', () => {
   const paths: Array<[path: string, anywhere: string | undefined, route: string | undefined]> = [
@@ -49,4 +55,18 @@ test("an error is each format's own envelope, key for key, as its SDK parses it"
     '{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}}',
   );
   expect(errorEnvelope(undefined, e)).toEqual(errorEnvelope('openai-chat', e));
+});
+
+test('one answer to "is this a stream" per format: the body flag, or Gemini streamGenerateContent with alt=sse', () => {
+  const gemini = '/v1beta/models/gemini-2.5-pro';
+  expect(streamsAnswer('gemini', `${gemini}:streamGenerateContent?alt=sse`, {})).toBe(true);
+  expect(streamsAnswer('gemini', `${gemini}:streamGenerateContent?key=k&alt=sse`, {})).toBe(true);
+  // Without alt=sse Gemini answers one JSON array; generateContent one answer, whatever the body says.
+  expect(streamsAnswer('gemini', `${gemini}:streamGenerateContent`, {})).toBe(false);
+  expect(streamsAnswer('gemini', `${gemini}:generateContent?alt=sse`, { stream: true })).toBe(false);
+  for (const format of ['openai-chat', 'openai-responses', 'anthropic-messages', undefined] as const) {
+    expect(streamsAnswer(format, '/v1/x', { stream: true }), String(format)).toBe(true);
+    expect(streamsAnswer(format, '/v1/x?alt=sse', { stream: false }), String(format)).toBe(false);
+    expect(streamsAnswer(format, '/v1/x', 'stream: true'), String(format)).toBe(false);
+  }
 });

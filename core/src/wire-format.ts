@@ -1,6 +1,6 @@
 /**
  * The four model APIs (wire formats) the emulator serves and model-http records, defined once: their names,
- * the paths that speak them, the headers and query parameters that carry a credential, and the JSON envelope
+ * the paths that speak them, whether a request asks for a stream, the headers and query parameters that carry a credential, and the JSON envelope
  * of an error in each. The emulator's adapters and model-http's proxy fill in their own contents (replies,
  * default error texts); the rules that say which format a request is in and how a key or an error travels
  * live here.
@@ -42,6 +42,19 @@ export function wireFormatOf(path: string): WireFormat | undefined {
 export function wireFormatRoute(path: string): WireFormat | undefined {
   const p = withoutQuery(path);
   return PATHS.find(([, paths]) => paths.route.test(p))?.[0];
+}
+
+/**
+ * Whether a request asks for its answer as a stream of server-sent events: `stream: true` in the body (OpenAI
+ * Chat and Responses, Anthropic, and a request in no known format), or Gemini's `:streamGenerateContent` with
+ * `alt=sse` (without it Gemini answers one JSON array of the chunks, and `generateContent` one answer).
+ */
+export function streamsAnswer(format: WireFormat | undefined, path: string, body: unknown): boolean {
+  if (format === 'gemini') {
+    const [route = '', query = ''] = path.split('?');
+    return route.endsWith(':streamGenerateContent') && new URLSearchParams(query).get('alt') === 'sse';
+  }
+  return !!body && typeof body === 'object' && (body as { stream?: unknown }).stream === true;
 }
 
 /** Request headers that carry a credential in any format: never stored, never fingerprinted, never logged. */

@@ -51,7 +51,7 @@ const RECORDING_AGENT = [
 ];
 /** The API key the recordings send: it must never reach an attachment. */
 const API_KEY = 'sk-test-record-failures-0123456789';
-const scrub = (text: string) => scrubSecrets(text, machineSecrets(API_KEY));
+const scrub = (text: string) => scrubSecrets(text, machineSecrets([API_KEY]));
 
 /** What a user sees of one recording, and what it left in the fixtures directory. */
 interface RecordRun extends HarnessRun {

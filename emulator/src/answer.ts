@@ -1,6 +1,7 @@
 // The script's answer to a routed request with a JSON body: which entry answers (a prompt-aware responder's,
 // else the script's by match and order), its vars filled from the request, then a reply or a failure.
 import type { ServerResponse } from 'node:http';
+import { streamsAnswer } from '@acp-snapshot/core';
 import { serveFail } from './faults.js';
 import type { LoggedRequest } from './request-log.js';
 import { sendJson, serveReply } from './response-writer.js';
@@ -73,7 +74,7 @@ export async function answer(
     }
   }
   const who = cursor.identity(n, fmt, body, path);
-  const stream = fmt.streams(body, path, query);
+  const stream = streamsAnswer(fmt.name, `${path}?${query}`, body);
   if ('reply' in scripted) {
     log(`emulator: #${entry.index} POST ${path} -> response ${n}: reply${stream ? ' (stream)' : ''}`);
     return serveReply(res, fmt, scripted, who, { stream, path });

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { rawPost, sseJson } from './testing.js';
+import { rawPost, sseJson } from './testing/raw-http.js';
 
 const TEXT = 'Fixed 🐛→✅ in /home/user/项目/src/主要.ts — 完了しました';
 const ARGS = { file_path: '/home/user/项目/src/主要.ts', old_string: 'バグ', new_string: '修正' };

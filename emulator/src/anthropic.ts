@@ -187,7 +187,6 @@ const json = (v: unknown) => JSON.stringify(v ?? []);
 
 export const anthropicFormat: FormatAdapter = {
   name: 'anthropic-messages',
-  streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: requestMessages,
   promptChars: (body) =>

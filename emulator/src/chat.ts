@@ -7,7 +7,6 @@ const json = (v: unknown) => JSON.stringify(v ?? []);
 /** OpenAI (DeepSeek) Chat Completions: the shapes in wire.ts, unchanged since the fixtures were recorded. */
 export const chatFormat: FormatAdapter = {
   name: 'openai-chat',
-  streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: (body) =>
     (Array.isArray(body.messages) ? body.messages : []).map((m: { role?: unknown; content?: unknown }) => ({

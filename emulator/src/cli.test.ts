@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
-import { dataChunks, rawPost } from './testing.js';
+import { dataChunks, rawPost } from './testing/raw-http.js';
 
 const CLI = ['--import', 'tsx', fileURLToPath(new URL('./cli.ts', import.meta.url))];
 /** The repository root, where `tsx` resolves (as under `npm run emulator`). */

@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { dataChunks, rawPost, sseEvents, sseJson } from './testing.js';
+import { dataChunks, rawPost, sseEvents, sseJson } from './testing/raw-http.js';
 
 const request = { model: 'test-model', stream: true, messages: [{ role: 'user', content: 'hello' }] };
 

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { rawPost, sseJson, sseMessages } from './testing.js';
+import { rawPost, sseJson, sseMessages } from './testing/raw-http.js';
 
 const TEXT = 'Listo 🎉 — 我已经更新了 /home/user/项目/README.md のリンク';
 const ARGS = { absolute_path: '/home/user/项目/README.md' };

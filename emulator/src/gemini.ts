@@ -143,7 +143,6 @@ const json = (v: unknown) => JSON.stringify(v ?? []);
 
 export const geminiFormat: FormatAdapter = {
   name: 'gemini',
-  streams: (_body, path, query) => path.endsWith(':streamGenerateContent') && query.get('alt') === 'sse',
   model: (_body, path) => /\/models\/([^/:]+):/.exec(path)?.[1],
   messages: requestMessages,
   promptChars: (body) =>

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { parseScript, type Script, ScriptError } from './script.js';
 import { startEmulator } from './server.js';
-import { rawPost } from './testing.js';
+import { rawPost } from './testing/raw-http.js';
 
 const chat = (content: string) => ({ model: 'm', messages: [{ role: 'user', content }] });
 const answer = (text: string) => JSON.parse(text).choices?.[0]?.message?.content;

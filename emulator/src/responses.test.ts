@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { rawPost, sseJson } from './testing.js';
+import { rawPost, sseJson } from './testing/raw-http.js';
 
 /** Emoji (a ZWJ family is 5 code points) and CJK with no spaces, long enough to be cut mid-run. */
 const TEXT = 'Done 👨‍👩‍👧 已修改文件：/home/user/项目/src/主要.ts ✅';

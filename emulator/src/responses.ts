@@ -216,7 +216,6 @@ const json = (v: unknown) => JSON.stringify(v ?? []);
 
 export const responsesFormat: FormatAdapter = {
   name: 'openai-responses',
-  streams: (body) => body.stream === true,
   model: (body) => (typeof body.model === 'string' ? body.model : undefined),
   messages: inputMessages,
   promptChars: (body) =>

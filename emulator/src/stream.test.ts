@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import type { Script } from './script.js';
 import { type Emulator, startEmulator } from './server.js';
-import { type ChunkView, dataChunks, rawPost, sseEvents } from './testing.js';
+import { type ChunkView, dataChunks, rawPost, sseEvents } from './testing/raw-http.js';
 
 const request = (over: Record<string, unknown> = {}) => ({
   model: 'test-model',

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { parseScript, ScriptError } from './script.js';
 import { startEmulator } from './server.js';
-import { dataChunks, rawPost } from './testing.js';
+import { dataChunks, rawPost } from './testing/raw-http.js';
 
 const vars = {
   cwd: { from: 'system', pattern: 'Working directory: (\\S+)' },

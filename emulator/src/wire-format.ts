@@ -16,8 +16,6 @@ export interface ErrorFields {
 /** One API's shapes for a reply and for each injected failure. */
 export interface FormatAdapter {
   name: WireFormat;
-  /** Whether the request asks for a stream (a body field, or the path's method for Gemini). */
-  streams(body: Record<string, unknown>, path: string, query: URLSearchParams): boolean;
   /** The model id to echo (the body's `model`, or the path's for Gemini). */
   model(body: Record<string, unknown>, path: string): string | undefined;
   /** The request's messages as vars see them. */

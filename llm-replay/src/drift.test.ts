@@ -80,6 +80,8 @@ test('an extra live message, a system prompt, tools and params are each located'
     findDrift({ ...expected, fingerprint: fpBase }, extra, fingerprintRequest(extra), recorded, {}),
   ).toEqual({
     part: 'messages[1]',
+    path: 'messages[1]',
+    live: '{"role":"user","content":"more"}',
     detail:
       '  the recorded request had 1 messages, the live one has 2\n' +
       '  recorded messages[1]: not available (the live request has an extra message); live messages[1] (user):\n' +
@@ -88,6 +90,8 @@ test('an extra live message, a system prompt, tools and params are each located'
   const system: LlmRequest = { ...base, system: `${base.system} Be terse.` };
   const sys = findDrift({ ...expected, fingerprint: fpBase }, system, live(system), recorded, {});
   expect(sys?.part).toBe('system');
+  // The report's data: both texts whole, for the harness's cause.
+  expect(sys).toMatchObject({ path: 'system', recorded: base.system, live: `${base.system} Be terse.` });
   expect(sys?.detail).toContain('the system prompt changed (first hunk; the full diff follows on stderr):');
   expect(sys?.detail).toContain('Be terse.');
   const tools: LlmRequest = {
@@ -100,6 +104,8 @@ test('an extra live message, a system prompt, tools and params are each located'
   const params: LlmRequest = { ...base, params: { temperature: 0.5 } };
   expect(findDrift({ ...expected, fingerprint: fpBase }, params, live(params), recorded, {})).toEqual({
     part: 'params',
+    path: 'params',
+    live: '{"temperature":0.5,"purpose":"turn"}',
     detail: expect.stringContaining('live params {"temperature":0.5,"purpose":"turn"}'),
   });
 });

@@ -5,6 +5,7 @@ import {
   firstHunk,
   type LlmRequest,
   placeholderPattern,
+  type ReplayDrift,
   type RequestFingerprint,
   replaceRoots,
   shortHash,
@@ -24,9 +25,11 @@ export interface RecordedContext {
   roots?: VolatileRoots;
 }
 
-/** A located request drift: the first differing part and a compact recorded-vs-live description. */
-export interface Drift {
-  part: string;
+/**
+ * A located request drift: the first differing part, where in it, both texts there (the report's data, core's
+ * `ReplayDrift`), and a compact recorded-vs-live description for the error.
+ */
+export interface Drift extends ReplayDrift {
   detail: string;
   /** The whole recorded-vs-live diff of the part, when it is long (system prompt, tools). */
   full?: string;
@@ -160,7 +163,12 @@ function describeMessage(
   if (!liveMsg) {
     lines.push(`  recorded ${part} is missing from the live request`);
     if (recordedTrusted) lines.push(textDiff(JSON.stringify(recordedMsg), ''));
-    return { part, detail: lines.join('\n') };
+    return {
+      part,
+      path: part,
+      ...(recordedTrusted ? { recorded: JSON.stringify(recordedMsg) } : {}),
+      detail: lines.join('\n'),
+    };
   }
   const liveNorm = normalizeLive(
     recordedTrusted ? recordedMsg : undefined,
@@ -177,7 +185,7 @@ function describeMessage(
           : 'the log does not hold its text';
     lines.push(`  recorded ${part}: not available (${why}); live ${part} (${liveMsg.role}):`);
     lines.push(`    ${window(liveNorm.content, 0)}`);
-    return { part, detail: lines.join('\n') };
+    return { part, path: part, live: JSON.stringify(liveNorm), detail: lines.join('\n') };
   }
   if (!recordedTrusted) {
     // The log holds the message, but not exactly as it was hashed (a root hidden differently when it was
@@ -192,12 +200,18 @@ function describeMessage(
     if (a[key] === b[key]) continue;
     lines.push(`  ${part}.${key} (${recordedMsg.role} message):`);
     lines.push(textDiff(a[key] ?? '', b[key] ?? ''));
-    return { part: `${part}.${key}`, detail: lines.join('\n') };
+    return {
+      part: `${part}.${key}`,
+      path: `${part}.${key}`,
+      ...(a[key] !== undefined ? { recorded: a[key] } : {}),
+      ...(b[key] !== undefined ? { live: b[key] } : {}),
+      detail: lines.join('\n'),
+    };
   }
   lines.push(
     `  ${part}: the texts match once roots are replaced; the difference is in a path root (cwd, home, spill or persist)`,
   );
-  return { part, detail: lines.join('\n') };
+  return { part, path: part, detail: lines.join('\n') };
 }
 
 function toolNames(tools: ToolSchema[]): string {
@@ -222,6 +236,7 @@ export function findDrift(
     if (fp.hash === live.hash) return undefined;
     return {
       part: 'request',
+      path: 'request',
       detail: `  expected request hash ${fp.hash}, live ${live.hash} (the override states only the hash, so the part is unknown)`,
     };
   }
@@ -238,10 +253,17 @@ export function findDrift(
     `recorded hash ${fp.parts[k]}, live ${live.parts[k]}`;
   switch (part) {
     case 'model':
-      return { part, detail: `  live model ${JSON.stringify(request.model)} (${hashes('model')})` };
+      return {
+        part,
+        path: part,
+        live: request.model,
+        detail: `  live model ${JSON.stringify(request.model)} (${hashes('model')})`,
+      };
     case 'params':
       return {
         part,
+        path: part,
+        live: JSON.stringify({ ...request.params, purpose: request.purpose }),
         detail: `  live params ${JSON.stringify({ ...request.params, purpose: request.purpose })} (${hashes('params')})`,
       };
     case 'system': {
@@ -249,12 +271,17 @@ export function findDrift(
       if (recorded.system !== undefined && shortHash(recorded.system) === fp.parts.system) {
         return {
           part,
+          path: part,
+          recorded: recorded.system,
+          live: liveSystem,
           detail: `  the system prompt changed (first hunk; the full diff follows on stderr):\n${firstHunk(recorded.system, liveSystem)}`,
           full: unifiedDiff(recorded.system, liveSystem, 'system prompt'),
         };
       }
       return {
         part,
+        path: part,
+        live: liveSystem,
         detail: `  the system prompt changed (${hashes('system')}); live starts ${window(liveSystem, 0)}`,
       };
     }
@@ -283,17 +310,26 @@ export function findDrift(
         const all = (list: ToolSchema[]) => `${JSON.stringify(list, null, 2)}\n`;
         return {
           part,
+          path: part,
+          recorded: all(recorded.tools),
+          live: all(liveTools),
           detail: lines.join('\n'),
           full: unifiedDiff(all(recorded.tools), all(liveTools), 'tools'),
         };
       }
-      return { part, detail: `  live tools: ${toolNames(liveTools)} (${hashes('tools')})` };
+      return {
+        part,
+        path: part,
+        live: JSON.stringify(liveTools),
+        detail: `  live tools: ${toolNames(liveTools)} (${hashes('tools')})`,
+      };
     }
     case 'hash':
-      return { part: 'request', detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
+      return { part: 'request', path: 'request', detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
     default: {
       const index = Number(/^messages\[(\d+)\]$/.exec(part)?.[1] ?? Number.NaN);
-      if (Number.isNaN(index)) return { part, detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
+      if (Number.isNaN(index))
+        return { part, path: part, detail: `  recorded hash ${fp.hash}, live ${live.hash}` };
       return describeMessage(index, expected, fp, request, live, roots, recorded.roots ?? {});
     }
   }

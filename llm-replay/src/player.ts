@@ -7,6 +7,7 @@ import {
   type LlmPlugin,
   LlmProviderError,
   type LlmRequest,
+  type ReplayDrift,
   recordCommand,
   refreshCommand,
   type StreamChunk,
@@ -144,6 +145,9 @@ export class ReplayPlayer implements LlmPlugin {
       if (drift) {
         // The whole diff goes to stderr under its own prefix (the harness attaches stderr; the error keeps one hunk).
         for (const line of drift.full?.split('\n') ?? []) this.opts.log(`llm-replay diff: ${line}`);
+        // The drift as data for the harness, which keys the failure's cause by it (never by this error's text).
+        const { detail: _detail, full: _full, ...data } = drift;
+        this.report(data);
         this.fail(
           new ReplayDriftError(
             `${head}: model call ${index + 1} of ${total} (${callLabel(live)}) sends a different request than the ` +
@@ -162,9 +166,16 @@ export class ReplayPlayer implements LlmPlugin {
   }
 
   /** The line the harness reads: every call this process has claimed so far. */
-  private report(): void {
+  private report(drift?: ReplayDrift): void {
     const { scenario, entries } = this.opts;
-    this.opts.log(formatReplayReport({ scenario, consumed: this.consumed, total: entries.length }));
+    this.opts.log(
+      formatReplayReport({
+        scenario,
+        consumed: this.consumed,
+        total: entries.length,
+        ...(drift && { drift }),
+      }),
+    );
   }
 
   private async *serve(request: LlmRequest, ctx: CallContext): AsyncGenerator<StreamChunk> {

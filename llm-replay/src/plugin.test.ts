@@ -1,6 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fingerprintRequest, isLlmProviderError, type LlmPlugin, type StreamChunk } from '@acp-snapshot/core';
+import {
+  fingerprintRequest,
+  formatReplayReport,
+  isLlmProviderError,
+  type LlmPlugin,
+  type StreamChunk,
+} from '@acp-snapshot/core';
 import { finishChunk, makeRecords, projectLog, serializeLog, textChunk } from '@acp-snapshot/session-log';
 import { expect, test } from '@playwright/test';
 import { createPlugin } from './index.js';
@@ -95,8 +101,16 @@ test('drift: a changed prompt fails call N with the part, recorded vs live text 
       '    (first difference at character 2)\n' +
       'If the change was intended, run `npm run refresh -- hello` to re-derive the recording from the current code.',
   );
-  // Also on stderr, line by line.
-  expect(lines).toEqual(err.message.split('\n').map((l) => `llm-replay: ${l}`));
+  // On stderr: the drift as data in the report the harness reads, then the error line by line.
+  expect(lines).toEqual([
+    formatReplayReport({
+      scenario: 'hello',
+      consumed: [],
+      total: 3,
+      drift: { part: 'messages[0].content', path: 'messages[0].content', recorded: 'hi', live: 'hi there' },
+    }),
+    ...err.message.split('\n').map((l) => `llm-replay: ${l}`),
+  ]);
   await p.close!();
   expect(lines.at(-1)).toBe(
     'llm-replay: scenario hello: 3 recorded model calls were never made (calls 1, 2, 3) by this agent process',

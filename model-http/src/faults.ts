@@ -116,7 +116,7 @@ export function parseFaults(faults: unknown, where: string): ModelFault[] {
         ? issue.keys.join(', ')
         : 'kind';
     throw new Error(
-      `${where}: fault ${i + 1}: ${field}: ${issue.message}; a fault is { kind: 'status' | 'cut' | 'malformed' | 'stall' | 'delay', ... } (see model-http/README.md, Faults)`,
+      `${where}: fault ${i + 1}: ${field}: ${issue.message}; a fault is { kind: 'status' | 'cut' | 'malformed' | 'stall' | 'delay', ... } (see the @acp-snapshot/playwright README, "Provider faults")`,
     );
   });
 }

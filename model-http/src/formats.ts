@@ -1,15 +1,9 @@
 /**
- * What model-http adds to the wire-format rules of @acp-snapshot/core: whether a request asked for a stream,
- * the error envelope of its own answers (marked as ours), and a path with its credentials dropped. Which
- * format a path speaks, the credential headers and each format's error envelope are core's.
+ * What model-http adds to the wire-format rules of @acp-snapshot/core: the error envelope of its own answers
+ * (marked as ours), and a path with its credentials dropped. Which format a path speaks, whether a request asks
+ * for a stream, the credential headers and each format's error envelope are core's.
  */
 import { CREDENTIAL_QUERY, errorEnvelope, type WireFormat } from '@acp-snapshot/core';
-
-/** Whether the request asked for a streamed answer: `stream: true` in the body, or Gemini's streaming action. */
-export function isStreamRequest(path: string, body: unknown): boolean {
-  if (/:streamGenerateContent(\?|$)/.test(path)) return true;
-  return !!body && typeof body === 'object' && (body as { stream?: unknown }).stream === true;
-}
 
 /**
  * The JSON error body of model-http's own answers (a replay mismatch), carrying `message`, in the request's

@@ -1,14 +1,27 @@
-export * from './canonical-order.js';
-export * from './closest.js';
-export * from './credentials.js';
-export * from './exchange-log.js';
-export * from './faults.js';
-export * from './formats.js';
-export * from './frames.js';
-export { ERROR_HEADER } from './http.js';
-export * from './log-changes.js';
-export * from './normalize.js';
-export * from './provider-errors.js';
-export type { Upstream } from './record.js';
-export * from './server.js';
-export * from './verdict.js';
+/**
+ * @acp-snapshot/model-http: what other packages use of it (the harness, e2e), named one by one (decision 0025:
+ * no `export *`, so an entry shows what it offers and an internal helper does not leak out).
+ */
+export {
+  type Exchange,
+  ExchangeLogError,
+  parseExchanges,
+  readExchangeLog,
+  referencedSidecars,
+  serializeExchanges,
+  writeExchangeLog,
+} from './exchange-log.js';
+export type { ModelFault } from './faults.js';
+export { frameBytes } from './frames.js';
+export { exchangeLogChanges, formatLogChanges } from './log-changes.js';
+export { fingerprint, type NormalizeOptions, RequestNormalizer } from './normalize.js';
+export {
+  findSecrets,
+  isIdentifyingHome,
+  isIdentifyingUserName,
+  machineSecrets,
+  type Secrets,
+  scrub,
+} from './secrets.js';
+export { type ModelServer, startModelServer } from './server.js';
+export type { Verdict } from './verdict.js';

@@ -17,8 +17,8 @@ import {
   rootAliases,
   type VolatileRoots,
 } from '@acp-snapshot/core';
-import { type CredentialOptions, scrubCredentials } from './credentials.js';
 import { scrubPath } from './formats.js';
+import { type Secrets, scrub } from './secrets.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -60,11 +60,12 @@ export interface NormalizeOptions {
   /** Request headers that take part in matching (lower-case names); all others are ignored. Never credentials. */
   headers?: readonly string[];
   /**
-   * Credentials in the body (a key an agent read from a file, a token in a tool's output) are replaced by the
-   * one credentials table (credentials.ts) before anything is stored or fingerprinted; these are the key values
-   * matched verbatim besides its formats (the upstream key's).
+   * Secrets in the body (a key an agent read from a file, a token in a tool's output, anyone's home) are
+   * replaced by the one secrets module (secrets.ts) before anything is stored or fingerprinted; these are the
+   * key values matched verbatim besides its formats (the upstream key's). This machine's home and user name
+   * are roots here (`roots`), replaced first.
    */
-  credentials?: CredentialOptions;
+  credentials?: Pick<Secrets, 'values'>;
   /** Applied last, to the parsed body, for what the rules above cannot say. */
   custom?: ReadonlyArray<(body: JsonValue) => JsonValue>;
 }
@@ -219,9 +220,11 @@ export class RequestNormalizer {
   private readonly patternIds: Array<{ re: RegExp; name: string }> = [];
   private readonly headerNames: string[];
   private readonly memo = new Map<string, string>();
+  private readonly credentials: Secrets;
   private readonly jsonMemo = new Map<string, string>();
 
   constructor(private readonly options: NormalizeOptions = {}) {
+    this.credentials = { values: options.credentials?.values ?? [] };
     // The shared roots rule spells each directory the dashed way too; `dashed: false` leaves those out.
     const spellings: RootSpelling[] = rootAliases(options.roots ?? {}).filter(
       ([name]) => options.dashed !== false || !name.endsWith('Dashed'),
@@ -265,8 +268,9 @@ export class RequestNormalizer {
   }
 
   private normalizeText(s: string, seen: Map<string, string>): string {
-    let out = scrubCredentials(s, this.options.credentials);
-    out = this.spellings.some((t) => out.includes(t)) ? this.replacer.text(out) : out;
+    // Roots first: anyone's home is a secret, and this machine's is `{{realHome}}`, not a redacted one.
+    let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
+    out = scrub(out, this.credentials);
     for (const { re, name } of this.patternIds) {
       out = out.replace(re, (m) => {
         const key = `${name}\u0000${m}`;

@@ -6,10 +6,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { wireFormatOf } from '@acp-snapshot/core';
+import { streamsAnswer, wireFormatOf } from '@acp-snapshot/core';
 import type { Exchange } from './exchange-log.js';
 import { FaultPlan, type ModelFault, serveFault } from './faults.js';
-import { isStreamRequest } from './formats.js';
 import type { Framing } from './frames.js';
 import { readBody, sendError } from './http.js';
 import { type NormalizeOptions, RequestNormalizer } from './normalize.js';
@@ -131,7 +130,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
           : fromLog
             ? recordedAnswer(replay!, request)
             : await upstreamAnswer(req, body, request, record!);
-      return serveFault(res, fault, wireFormatOf(path), isStreamRequest(path, json), answer);
+      return serveFault(
+        res,
+        fault,
+        wireFormatOf(path),
+        streamsAnswer(wireFormatOf(path), path, json),
+        answer,
+      );
     }
     // Record forwards at the upstream's own pace: a delay fault paces replay only.
     if (fromLog) await replayOne(res, request, call, replay!, fault?.intervalMs);

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type WireFormat, wireFormatOf } from '@acp-snapshot/core';
+import { streamsAnswer, type WireFormat, wireFormatOf } from '@acp-snapshot/core';
 import { readBody, writeFrame } from '../http.js';
 
 export interface FakeRequest {
@@ -174,7 +174,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
       return;
     }
     const path = req.url ?? '/';
-    const stream = path.includes(':streamGenerateContent') || /"stream"\s*:\s*true/.test(body);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      // Not JSON: asks for no stream.
+    }
+    const stream = streamsAnswer(wireFormatOf(path), path, parsed);
     const { type, frames } = cannedAnswer(wireFormatOf(path), options.deltas, stream);
     res.writeHead(200, { 'content-type': type, 'x-upstream-only': 'not kept' });
     res.flushHeaders();

@@ -203,7 +203,7 @@ export function checkInitialize(
   return (
     `agents.${def.name}(): the agent's initialize answer no longer looks as the profile expects (proven on ${def.pkg} ${def.proven.join(', ')}; ` +
     `this agent says version ${JSON.stringify(version)}): ${problems.join('; ')}. ` +
-    "Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot's issues with this message, or write an AgentProfile of your own (docs/agents.md)."
+    'Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot\'s issues with this message, or write an AgentProfile of your own (the @acp-snapshot/playwright README, "Public API").'
   );
 }
 

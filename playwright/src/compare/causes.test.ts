@@ -1,8 +1,9 @@
+import type { ReplayDrift } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { acceptCommand, summarize } from './cause-summary.js';
 import { driftCause, headerPromptCause, jsonLinesCause, perTestDriftText, workspaceCause } from './causes.js';
 
-const drift = (scenario: string, hunk: string) => [
+const driftText = (scenario: string, hunk: string) => [
   `ReplayDriftError: scenario "${scenario}": model call 1 of 2 (turn 1 step 1) sends a different request than the recording (event 4 of /x/${scenario}/session.jsonl): first differing part system`,
   '  the system prompt changed (first hunk; the full diff follows on stderr):',
   hunk,
@@ -15,23 +16,54 @@ const HUNK = [
   '    ~- Make the [-smallest-]{+minimal+} change.',
 ].join('\n');
 
+// The system prompt of two scenarios (each names its own cwd) with the same edit made to both.
+const system = (cwd: string, word: string) =>
+  `You work in ${cwd}.\nRules:\n- Read before you write.\n- Make the ${word} change.\n- Say what you did.\n`;
+const systemDrift = (cwd: string): ReplayDrift => ({
+  part: 'system',
+  path: 'system',
+  recorded: system(cwd, 'smallest'),
+  live: system(cwd, 'minimal'),
+});
+
 test('one system-prompt change is one cause in every scenario, in a drift and in a header-only log', () => {
-  const a = driftCause(drift('hello', HUNK))!;
-  const b = driftCause(drift('read-file', HUNK))!;
+  const a = driftCause(systemDrift('{{cwd}}/hello'));
+  const b = driftCause(systemDrift('{{cwd}}/read-file'));
   expect(a.key).toBe(b.key);
   expect(a.detail).toContain('~- Make the [-smallest-]{+minimal+} change.');
   const header = headerPromptCause('A\n- Make the smallest change.\n', 'A\n- Make the minimal change.\n');
   expect(header.key).toBe(a.key);
 });
 
+test('a message or tool drift is keyed by where and what changed, not by the scenario; one with no recorded text by its live text', () => {
+  const message = (text: string, word: string): ReplayDrift => ({
+    part: 'messages[2].content',
+    path: 'messages[2].content',
+    recorded: `${text}\n[exit code: 0]`,
+    live: `${text}\n[exit ${word}: 0]`,
+  });
+  const one = driftCause(message('hello.txt', 'status'));
+  expect(driftCause(message('a much longer listing of files', 'status')).key).toBe(one.key);
+  expect(driftCause(message('hello.txt', 'value')).key).not.toBe(one.key);
+  expect(one.detail).toBe(
+    "the model request's messages[2].content changed: hello.txt\n[exit [-code-]{+status+}: 0]",
+  );
+  const model = driftCause({ part: 'model', path: 'model', live: 'deepseek-reasoner' });
+  expect(model.detail).toBe(
+    "the model request's model changed (the recording does not hold its text): live deepseek-reasoner",
+  );
+  expect(driftCause({ part: 'model', path: 'model', live: 'other' }).key).not.toBe(model.key);
+});
+
 test('one failing test shows a shared system-prompt change by its changed words only', () => {
-  const text = perTestDriftText(drift('hello', HUNK).join('\n'));
+  const text = perTestDriftText(driftText('hello', HUNK).join('\n'), systemDrift('{{cwd}}'));
   expect(text.split('\n')).toEqual([
-    drift('hello', HUNK)[0],
+    driftText('hello', HUNK)[0],
     '  the system prompt changed (changed words; the hunk is in the summary at the end of the run, the full diff in stderr.txt):',
     '    ~- Make the [-smallest-]{+minimal+} change.',
-    'If the change was intended, run `npm run refresh -- hello`.',
   ]);
+  // Any other drift, or one the report did not carry, as the replay plugin wrote it.
+  expect(perTestDriftText('other text', undefined)).toBe('other text');
 });
 
 test('a stdout format change is keyed by the changed field and words, not by the scenario', () => {
@@ -61,7 +93,7 @@ test('a stdout format change is keyed by the changed field and words, not by the
 });
 
 test('the summary prints each cause once with the scenarios and the one command that accepts it', () => {
-  const cause = driftCause(drift('hello', HUNK))!;
+  const cause = driftCause(systemDrift('{{cwd}}'));
   const text = summarize(
     [
       { cause, scenarios: ['hello', 'read-file'] },

@@ -5,7 +5,7 @@
  * the summary reporter (summary-reporter.ts) groups them and prints each cause once, with the one
  * command that accepts it.
  */
-import { firstHunk } from '@acp-snapshot/core';
+import { clipText, firstHunk, type ReplayDrift } from '@acp-snapshot/core';
 import { resolveSystemPrompt, type SessionHeader } from '@acp-snapshot/session-log';
 import { diffWordsWithSpace } from 'diff';
 import fjp from 'fast-json-patch';
@@ -33,24 +33,47 @@ export interface Cause {
 }
 
 /**
- * The cause of a replay drift (the llm-replay error text): the part, and for parts every scenario
- * sends alike (system prompt, tool schemas) the change itself, so one prompt edit is one cause.
+ * The cause of a replay drift, from the data the replay plugin reported (core's `ReplayDrift`): where the
+ * request changed and the change itself, never the scenario's context, so one prompt or tool edit shared by
+ * many scenarios is one cause. A system-prompt change is the same cause as a header-only log's.
  */
-export function driftCause(failures: readonly string[]): Cause | undefined {
-  const text = failures.join('\n');
-  const m = /first differing part (\S+)\n([\s\S]*?)(?:\nIf the change was intended|$)/.exec(text);
-  if (!m) return undefined;
-  const part = m[1]!;
-  const detail = m[2]!.replace(/\n+$/, '');
-  // A system-prompt change is keyed by its changed words (the `~` lines), which every surface shows alike.
-  const key = part === 'system' ? systemKey(detail) : `request ${part}\n${detail}`;
-  return { kind: 'request', key, detail: `the model request's ${part} changed:\n${detail}` };
+export function driftCause(drift: ReplayDrift): Cause {
+  const { path, recorded, live } = drift;
+  if (recorded !== undefined && live !== undefined) {
+    if (drift.part === 'system') return headerPromptCause(recorded, live);
+    return {
+      kind: 'request',
+      key: `request ${path}\n${wordChanges(recorded, live)}`,
+      detail: `the model request's ${path} changed: ${changedWords(recorded, live)}`,
+    };
+  }
+  const shown = live === undefined ? 'it is missing from the live request' : `live ${clipText(live)}`;
+  return {
+    kind: 'request',
+    key: `request ${path}\n${live ?? ''}`,
+    detail: `the model request's ${path} changed (the recording does not hold its text): ${shown}`,
+  };
+}
+
+/** The changed words of a system-prompt change: its first hunk's `~` lines. */
+function systemChanges(hunk: string): string[] {
+  return hunk
+    .split('\n')
+    .filter((l) => l.trimStart().startsWith('~'))
+    .map((l) => l.trim());
 }
 
 /** The key of a system-prompt change: the changed words of its first hunk. */
 function systemKey(hunk: string): string {
-  const marked = hunk.split('\n').filter((l) => l.trimStart().startsWith('~'));
-  return `request system\n${marked.map((l) => l.trim()).join('\n') || hunk}`;
+  return `request system\n${systemChanges(hunk).join('\n') || hunk}`;
+}
+
+/** The words two texts differ by, without their context: equal for one edit wherever it is made. */
+function wordChanges(before: string, after: string): string {
+  return diffWordsWithSpace(before, after)
+    .filter((p) => p.added || p.removed)
+    .map((p) => `${p.added ? '+' : '-'}${p.value}`)
+    .join(' ');
 }
 
 /**
@@ -127,12 +150,7 @@ export function jsonLinesCause(
       : `${JSON.stringify(before) ?? 'nothing'} -> ${JSON.stringify(after) ?? 'nothing'}`;
   // The key holds the changes alone: their context differs from scenario to scenario.
   const changes =
-    typeof before === 'string' && typeof after === 'string'
-      ? diffWordsWithSpace(before, after)
-          .filter((p) => p.added || p.removed)
-          .map((p) => `${p.added ? '+' : '-'}${p.value}`)
-          .join(' ')
-      : change;
+    typeof before === 'string' && typeof after === 'string' ? wordChanges(before, after) : change;
   return {
     kind,
     key: `${kind} ${op.op} ${path} ${changes}`,
@@ -191,17 +209,15 @@ export function logCause(
 }
 
 /**
- * A drift message as one failing test shows it: for a system-prompt change (shared by every scenario)
- * only the changed words; the hunk is printed once, in the run's summary, and in full on stderr.
+ * A drift message as one failing test shows it: for a system-prompt change (shared by every scenario) the
+ * failure's first line and only the changed words; the hunk is printed once, in the run's summary, and in full
+ * on stderr. Any other drift as the replay plugin wrote it.
  */
-export function perTestDriftText(failure: string): string {
-  if (!/first differing part system\n/.test(failure)) return failure;
-  const lines = failure.split('\n');
-  const out = lines.filter((l) => !/^ {4}([-+ ]|@@)/.test(l));
-  return out
-    .join('\n')
-    .replace(
-      '(first hunk; the full diff follows on stderr):',
-      '(changed words; the hunk is in the summary at the end of the run, the full diff in stderr.txt):',
-    );
+export function perTestDriftText(failure: string, drift: ReplayDrift | undefined): string {
+  if (drift?.part !== 'system' || drift.recorded === undefined || drift.live === undefined) return failure;
+  return [
+    failure.split('\n')[0]!,
+    '  the system prompt changed (changed words; the hunk is in the summary at the end of the run, the full diff in stderr.txt):',
+    ...systemChanges(firstHunk(drift.recorded, drift.live)).map((l) => `    ${l}`),
+  ].join('\n');
 }

@@ -7,10 +7,10 @@
  * source of truth. `conversationHtml` renders it, or on a failure the expected and actual side by side.
  */
 
-import { placeholderPattern } from '@acp-snapshot/core';
 import type { TestInfo } from '@playwright/test';
 import { diffArrays, diffWordsWithSpace, structuredPatch } from 'diff';
 import { AnswersById, type TerminalView, terminalsOf, terminalText } from './terminal-view.js';
+import { joinRootSlices } from './transcript.js';
 
 export type BlockKind =
   | 'user'
@@ -114,41 +114,6 @@ function clientSide(sent: readonly string[]): { requests: ClientRequest[]; answe
  * The conversation of a wire. Responses are paired with the client's requests by order (the client sends
  * its next request after the previous answer), permission answers with the agent's requests the same way.
  */
-/** A run of slice placeholders (`{{cwd[0:4]}}{{cwd[4:9]}}…`), and one slice with its name and bounds. */
-const SLICE_RUN = new RegExp(`(?:${placeholderPattern('\\[\\d+:\\d*\\]').source})+`, 'g');
-const SLICE = placeholderPattern('\\[(\\d+):(\\d*)\\]', 'g');
-
-/**
- * A root the model streamed in pieces is normalized piece by piece (`{{cwd[0:4]}}{{cwd[4:9]}}…{{cwd[44:]}}`);
- * merged into one paragraph, the pieces read back as the whole root, `{{cwd}}`. A run that is not one whole
- * root, from 0 to its open end with no gap, stays as it is.
- */
-export function joinRootSlices(text: string): string {
-  return text.replace(SLICE_RUN, (run) => {
-    const parts = [...run.matchAll(SLICE)].map((m) => ({ text: m[0], name: m[1]!, from: m[2]!, to: m[3]! }));
-    let out = '';
-    for (let i = 0; i < parts.length; ) {
-      let j = i;
-      let next = '0';
-      while (j < parts.length && parts[j]!.name === parts[i]!.name && parts[j]!.from === next) {
-        next = parts[j]!.to;
-        j++;
-        if (next === '') break;
-      }
-      if (j > i && next === '' && parts[i]!.from === '0') out += `{{${parts[i]!.name}}}`;
-      else {
-        j = Math.max(j, i + 1);
-        out += parts
-          .slice(i, j)
-          .map((p) => p.text)
-          .join('');
-      }
-      i = j;
-    }
-    return out;
-  });
-}
-
 export function conversation(stdout: readonly string[], sent: readonly string[] = []): Block[] {
   const blocks: Block[] = [];
   const { requests, answers } = clientSide(sent);

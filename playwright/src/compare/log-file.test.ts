@@ -11,10 +11,11 @@ import {
   textChunk,
 } from '@acp-snapshot/session-log';
 import { runCorpusScenario } from '../modes/scenario-run.js';
-import { escapeRegExp } from '../roots/secrets.js';
 import { scenarioPaths } from '../scenario/corpus.js';
 import { expect, test } from '../testing/suite-test.js';
 import { nonCanonicalLogProblem, persistedLogProblem, promisesCanonicalLog } from './log-file.js';
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let dir: string;
 test.beforeEach(async () => {

@@ -2,7 +2,13 @@
  * What replay reported about a run's model calls: the replay plugin's report lines and errors on the agents'
  * stderr, unioned over every agent process, and the failure messages they make (drift, calls left unused).
  */
-import { parseReplayReport, REPLAY_LINE_PREFIX, type ReplayReport, refreshCommand } from '@acp-snapshot/core';
+import {
+  parseReplayReport,
+  REPLAY_LINE_PREFIX,
+  type ReplayDrift,
+  type ReplayReport,
+  refreshCommand,
+} from '@acp-snapshot/core';
 import { recordedModelCalls } from './harvest.js';
 
 /** What the replay plugin reported over all agent processes of a run: the calls claimed, of how many. */
@@ -23,6 +29,16 @@ export function unionReplayReports(stderr: readonly string[]): UnionReport | und
     }
   }
   return found ? { consumed: [...consumed].sort((a, b) => a - b), total } : undefined;
+}
+
+/** The first request drift a replay report of the run's agent processes carries (the cause of its failure). */
+export function replayDrift(stderr: readonly string[]): ReplayDrift | undefined {
+  for (const text of stderr)
+    for (const line of text.split('\n')) {
+      const drift = parseReplayReport(line)?.drift;
+      if (drift) return drift;
+    }
+  return undefined;
 }
 
 /** The "calls left unused" failure message, or undefined when every recorded model call was served. */

@@ -18,7 +18,11 @@ const TEXT_MAX = 4000;
 
 const SLICE = placeholderPattern('\\[(\\d+):(\\d*)\\]', 'y');
 
-/** `{{cwd[0:5]}}{{cwd[5:]}}` (a root streamed in fragments, now adjacent) as `{{cwd}}`; partial runs stay. */
+/**
+ * A root the model streamed in pieces is normalized piece by piece (`{{cwd[0:4]}}{{cwd[4:9]}}…{{cwd[44:]}}`);
+ * merged into one text, the pieces read back as the whole root, `{{cwd}}`. A run that is not one whole root,
+ * from 0 to its open end with no gap, stays as it is. The transcript and the conversation view both read by it.
+ */
 export function joinRootSlices(text: string): string {
   let out = '';
   let i = 0;

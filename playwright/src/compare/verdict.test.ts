@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatReplayReport, REPLAY_LINE_PREFIX } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { fixturesDir, type ScenarioPaths } from '../scenario/corpus.js';
 import { type SnapshotPaths, settleSnapshots } from './snapshot-files.js';
@@ -185,5 +186,61 @@ test("the corpus's replay verdict reads the committed surfaces through a store a
   const missing = replayVerdict(scenario, replayed, { ...expected, log: undefined }, '/f');
   expect(findingsText(missing.findings)).toBe(
     'scenarios/greet/session.jsonl is missing; record it: npm run record -- greet',
+  );
+});
+
+test('a replay stopped by a drift: the cause is read from the report the plugin wrote, not from its error text', async () => {
+  const scenario = (name: string) =>
+    ({ name, session: `/f/scenarios/${name}/session.jsonl` }) as ScenarioPaths;
+  const system = (cwd: string, word: string) => `You work in ${cwd}.\n- Make the ${word} change.\n`;
+  const replayed = (name: string, errorLines: string[]) => ({
+    result: {
+      stderr: [
+        [
+          formatReplayReport({
+            scenario: name,
+            consumed: [],
+            total: 1,
+            drift: {
+              part: 'system',
+              path: 'system',
+              recorded: system(`{{cwd}}/${name}`, 'smallest'),
+              live: system(`{{cwd}}/${name}`, 'minimal'),
+            },
+          }),
+          ...errorLines.map((l) => `${REPLAY_LINE_PREFIX}${l}`),
+        ].join('\n'),
+      ],
+      problems: [],
+    },
+    records: [],
+    projected: { text: '', sidecars: {} },
+    stdoutText: '',
+    workspaceText: '',
+  });
+  const expected = { log: '', stdout: '', workspace: '' };
+  // Two scenarios whose errors say it differently (another wording, another line count): one cause.
+  const a = replayVerdict(
+    scenario('hello'),
+    replayed('hello', [
+      'ReplayDriftError: scenario "hello": model call 1 of 1 differs: first differing part system',
+    ]),
+    expected,
+    '/f',
+  );
+  const b = replayVerdict(
+    scenario('read-file'),
+    replayed('read-file', ['DriftError: the system prompt is not the recorded one', '  (see stderr)']),
+    expected,
+    '/f',
+  );
+  expect(a.compared).toBe(false);
+  expect(a.findings.map((f) => f.kind)).toEqual(['replay']);
+  expect(a.findings[0]!.cause?.key).toBeDefined();
+  expect(a.findings[0]!.cause?.key).toBe(b.findings[0]!.cause?.key);
+  expect(a.findings[0]!.cause?.detail).toContain('~- Make the [-smallest-]{+minimal+} change.');
+  // The test's own message: the plugin's first line, then the changed words.
+  expect(a.findings[0]!.message).toContain(
+    'ReplayDriftError: scenario "hello": model call 1 of 1 differs: first differing part system\n  the system prompt changed (changed words;',
   );
 });

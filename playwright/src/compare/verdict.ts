@@ -18,7 +18,7 @@ import {
   snapshotFileMismatch,
   stdoutMismatchMessage,
 } from './mismatch-messages.js';
-import { replayFailureMessage, replayFailures, unusedRecordedCalls } from './replay-report.js';
+import { replayDrift, replayFailureMessage, replayFailures, unusedRecordedCalls } from './replay-report.js';
 import { compareSurface, liveLog, nonJsonLines, type Surface, type SurfaceComparison } from './surfaces.js';
 import { workspaceMismatchMessage } from './workspace.js';
 
@@ -65,12 +65,12 @@ export interface ReplayVerdict {
 export function driftFindings(name: string, stderr: readonly string[], step?: string): Finding[] {
   const failures = replayFailures(stderr, []);
   if (failures.length === 0) return [];
-  const cause = driftCause(failures);
+  const drift = replayDrift(stderr);
   return [
     {
       kind: 'replay',
-      message: replayFailureMessage(name, [perTestDriftText(failures.join('\n'))], step),
-      ...(cause ? { cause } : {}),
+      message: replayFailureMessage(name, [perTestDriftText(failures.join('\n'), drift)], step),
+      ...(drift ? { cause: driftCause(drift) } : {}),
     },
   ];
 }
@@ -88,12 +88,12 @@ export function replayVerdict(
   const name = paths.name;
   const shown = (p: string) => (relative(root, p).startsWith('..') ? p : relative(root, p));
   const actualLog = liveLog(run.projected.text, expected.log, true);
-  const drift = replayFailures(run.result.stderr, run.records);
-  if (drift.length > 0) {
-    const cause = driftCause(drift);
-    const message = replayFailureMessage(name, [perTestDriftText(drift.join('\n'))]);
+  const failures = replayFailures(run.result.stderr, run.records);
+  if (failures.length > 0) {
+    const drift = replayDrift(run.result.stderr);
+    const message = replayFailureMessage(name, [perTestDriftText(failures.join('\n'), drift)]);
     return {
-      findings: [{ kind: 'replay', message, ...(cause ? { cause } : {}) }],
+      findings: [{ kind: 'replay', message, ...(drift ? { cause: driftCause(drift) } : {}) }],
       actualLog,
       compared: false,
     };

@@ -1,7 +1,7 @@
 /** Writing a scenario's fixtures and sidecars, scrubbed, as record and refresh do. */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ScrubSecrets, scrubSecrets } from './scrub.js';
+import { type Secrets, scrub } from '@acp-snapshot/model-http';
 
 /** A scenario's fixture files as written by record and refresh. */
 export interface ScenarioFixtureWrite {
@@ -19,10 +19,7 @@ export interface ScenarioFixtureWrite {
  * sidecar is left as is (its name is the hash of its content), so each distinct prompt or tool set
  * is committed once. Returns the sidecar files newly written.
  */
-export async function writeScenarioFixtures(
-  w: ScenarioFixtureWrite,
-  secrets: ScrubSecrets,
-): Promise<string[]> {
+export async function writeScenarioFixtures(w: ScenarioFixtureWrite, secrets: Secrets): Promise<string[]> {
   await mkdir(w.dir, { recursive: true });
   await mkdir(w.sidecarsDir, { recursive: true });
   const written: string[] = [];
@@ -30,7 +27,7 @@ export async function writeScenarioFixtures(
     const file = join(w.sidecarsDir, `${hash}.json`);
     const existing = await readFile(file, 'utf8').catch(() => undefined);
     if (existing === undefined) {
-      const clean = scrubSecrets(content, secrets);
+      const clean = scrub(content, secrets);
       if (clean !== content) {
         throw new Error(
           `sidecar ${hash} holds a secret (API key, home path or user name); the agent put it into its prompt or tool schemas. Fix that, then record again.`,
@@ -42,8 +39,8 @@ export async function writeScenarioFixtures(
       written.push(file);
     }
   }
-  await writeFile(join(w.dir, 'session.jsonl'), scrubSecrets(w.sessionText, secrets));
-  await writeFile(join(w.dir, 'stdout.expected.jsonl'), scrubSecrets(w.stdoutText, secrets));
-  await writeFile(join(w.dir, 'workspace.expected.json'), scrubSecrets(w.workspaceText, secrets));
+  await writeFile(join(w.dir, 'session.jsonl'), scrub(w.sessionText, secrets));
+  await writeFile(join(w.dir, 'stdout.expected.jsonl'), scrub(w.stdoutText, secrets));
+  await writeFile(join(w.dir, 'workspace.expected.json'), scrub(w.workspaceText, secrets));
   return written;
 }

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/core';
+import { machineSecrets, type Secrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
 import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
@@ -21,7 +22,6 @@ import { writeScenarioFixtures } from './fixture-write.js';
 import { LOCAL_PLACEHOLDER_KEY, type RecordTarget, recordTarget } from './record-gate.js';
 import { ReviewError, reviewScenario, type ScenarioReview } from './review.js';
 import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
-import { machineSecrets, type ScrubSecrets, scrubSecrets } from './scrub.js';
 
 /** The emulator's model script for scenario `name`. */
 export const emulatorScript = (name: string) => join(REPO_ROOT, 'scripts/emulator-scripts', `${name}.json`);
@@ -125,7 +125,7 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
     baseUrl = emulator.url;
   } else if (target.kind === 'server') baseUrl = target.baseUrl;
 
-  const secrets = machineSecrets(target.apiKey);
+  const secrets = machineSecrets(target.apiKey === LOCAL_PLACEHOLDER_KEY ? [] : [target.apiKey]);
   const scrub = (t: string) => scrubSecrets(t, secrets);
   let outcome: RunOutcome;
   try {
@@ -233,7 +233,7 @@ async function reviewAgainstReplaced(
 export async function writeAllRowKindsSource(
   paths: ScenarioPaths,
   outcome: Pick<RunOutcome, 'records' | 'roots'>,
-  secrets: ScrubSecrets,
+  secrets: Secrets,
 ): Promise<void> {
   const raw = serializeLog(replaceLogRoots(outcome.records, rootMap(outcome.roots)));
   await writeFile(join(paths.dir, ALL_ROW_KINDS_SOURCE), scrubSecrets(raw, secrets));

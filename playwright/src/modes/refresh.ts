@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/core';
+import { machineSecrets } from '@acp-snapshot/model-http';
 import type { TestInfo } from '@playwright/test';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
@@ -21,7 +22,6 @@ import { writeScenarioFixtures } from './fixture-write.js';
 import { writeAllRowKindsSource } from './record.js';
 import { refreshOverride } from './refresh-override.js';
 import { type RunOutcome, runCorpusScenario } from './scenario-run.js';
-import { machineSecrets } from './scrub.js';
 
 /** Options of {@link refreshScenario}. */
 export interface RefreshOptions {

@@ -1,8 +1,12 @@
 /**
- * One secrets table on every surface: a credential of each well-known format planted in the ACP wire, the
- * session log, the workspace and a model request body is scrubbed by recording and rejected by the guards,
- * each named by file, line and rule with the command that fixes it.
+ * One secrets module on every surface: a secret of each kind (a credential of each well-known format, the key
+ * value, the real home, the user name, anyone's home) planted in the ACP wire, the session log, the workspace,
+ * a sidecar and a model request body (its exchange log and sidecars) is scrubbed by recording (or, in a
+ * sidecar named by its content's hash, refused) and rejected by the guards, each named by file, line and rule
+ * with the command that fixes it.
  */
+
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startModelServer, writeExchangeLog } from '@acp-snapshot/model-http';
@@ -37,6 +41,10 @@ const SECRETS: ReadonlyArray<{ rule: string; what: string; value: string }> = [
   },
   { rule: 'bearer', what: 'a bearer token', value: `Bearer ${'tok_9f8e7d6c5b4a'}` },
   { rule: 'key-value', what: 'the API key value', value: KEY_VALUE },
+  // This machine's home and user name (alice's, below), and anyone else's home.
+  { rule: 'real-home', what: 'the real home directory', value: '/home/alice/.ssh/config' },
+  { rule: 'user', what: 'the user name', value: 'owner: alice' },
+  { rule: 'other-home', what: 'a real home directory path', value: '/Users/carol/Desktop/notes.txt' },
 ];
 const guardOptions = { home: '/home/alice', user: 'alice', secretValues: [KEY_VALUE] };
 
@@ -58,7 +66,7 @@ const surfaces = {
 
 const linesFor = (surface: (s: string) => string) => `${SECRETS.map((s) => surface(s.value)).join('\n')}\n`;
 
-test('record scrubs a credential of each format from the wire, the log and the workspace; the guards reject each left in', async () => {
+test('record scrubs a secret of each kind from the wire, the log and the workspace; the guards reject each left in', async () => {
   const fx = test.info().outputPath('fixtures');
   const texts = Object.fromEntries(
     Object.entries(surfaces).map(([file, surface]) => [file, linesFor(surface)]),
@@ -102,12 +110,14 @@ test('record scrubs a credential of each format from the wire, the log and the w
   );
 });
 
-test("model-http's exchange log holds no credential of a request body; the snapshot guards reject one left in", async () => {
+test("model-http's exchange log holds no secret of a request body; the snapshot guards reject one left in", async () => {
   const up = await startFakeUpstream({ deltas: ['noted'] });
   const rec = await startModelServer({
     mode: 'record',
     upstream: { baseUrl: up.url, apiKeyEnv: 'MODEL_KEY' },
     env: { MODEL_KEY: KEY_VALUE },
+    // As the harness starts it (model/http-model.ts): the machine's home and user name are roots of the test.
+    normalize: { roots: { realHome: '/home/alice', user: 'alice' } },
   });
   try {
     // A tool's output the agent sends back to the model, with every secret in it; the key in its header too.
@@ -157,5 +167,39 @@ test("model-http's exchange log holds no credential of a request body; the snaps
       (s, i) =>
         `__acp__/reads-env/stdout.jsonl:${i + 1}: contains ${s.what} (rule ${s.rule}); scrub it and re-record: npx playwright test --project=app:record -g reads-env`,
     ),
+  );
+});
+
+test('a sidecar holding a secret of any kind is refused by recording (its name is its hash) and rejected by the guards', async () => {
+  const fx = test.info().outputPath('fixtures');
+  const sidecarsDir = join(fx, 'sidecars');
+  for (const s of SECRETS) {
+    const content = JSON.stringify({ role: 'system', content: `You run on this machine.\n${s.value}\n` });
+    const hash = createHash('sha256').update(content).digest('hex');
+    await expect(
+      writeScenarioFixtures(
+        {
+          dir: join(fx, 'scenarios', 'recorded'),
+          sidecarsDir,
+          sessionText: '',
+          stdoutText: '',
+          workspaceText: '{}',
+          sidecars: { [hash]: content },
+        },
+        { values: [KEY_VALUE], home: '/home/alice', user: 'alice' },
+      ),
+      s.rule,
+    ).rejects.toThrow(`sidecar ${hash} holds a secret`);
+    // The same sidecar written by hand (or by an older recorder).
+    await writeFile(join(sidecarsDir, `${hash}.json`), `${content}\n`);
+  }
+  const found = (await checkFixtures(fx, { ...guardOptions, displayBase: test.info().outputPath() }))
+    .filter((v) => v.rule === 'secrets')
+    .map((v) => v.message.replace(/[0-9a-f]{64}/, 'HASH'));
+  expect(found.sort()).toEqual(
+    SECRETS.map(
+      (s) =>
+        `fixtures/sidecars/HASH.json:1: contains ${s.what} (rule ${s.rule}); scrub it (record mode scrubs automatically) and re-record`,
+    ).sort(),
   );
 });

@@ -2,9 +2,9 @@ import { mkdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { isIdentifyingHome } from '@acp-snapshot/model-http';
 import { expect, test } from '@playwright/test';
 import { createTestRoots, machineRoots, removeTestRoots, rootMap, scenarioKey } from './roots.js';
-import { isIdentifyingHome } from './secrets.js';
 
 test('roots are fresh, isolated, seeded, and of fixed length per scenario', async () => {
   const seed = await mkdtemp(join(tmpdir(), 'seed-'));

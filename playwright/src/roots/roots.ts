@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { homedir, tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { isIdentifyingHome, isIdentifyingUserName } from './secrets.js';
+import { isIdentifyingHome, isIdentifyingUserName, machineSecrets } from '@acp-snapshot/model-http';
 
 /** The isolated directories of one test run of a scenario. */
 export interface TestRoots {
@@ -52,21 +52,16 @@ export interface RootsOptions {
 }
 
 /**
- * The machine's own roots: its real home and its user name, each when it identifies someone (secrets.ts).
+ * The machine's own roots: its real home and its user name, each when it identifies someone (model-http's
+ * secrets.ts).
  * Every surface replaces them, so output that shows them replays on the machine that recorded it and on any
  * other; a home that names nobody (`/root`) stays as written, so a recording made as root replays for anyone.
  */
 export function machineRoots(replaying?: RecordingText): { realHome?: string; user?: string } {
   const out: { realHome?: string; user?: string } = {};
-  // The account's home (passwd) rather than $HOME: commands show it (`getent`, `~user`) whatever HOME says.
-  let home = homedir();
-  try {
-    const info = userInfo();
-    if (info.homedir) home = info.homedir;
-    if (isIdentifyingUserName(info.username)) out.user = info.username;
-  } catch {
-    // No passwd entry: $HOME, and no user name to hide.
-  }
+  // The one reading of this machine's home and user name: what recording scrubs and the guards refuse.
+  const { home, user } = machineSecrets([]);
+  if (isIdentifyingUserName(user)) out.user = user;
   // A home that names nobody is no root, unless the recording being replayed names a real home (it was made
   // where the home identified someone): then this run's home is what it stands for.
   if (isIdentifyingHome(home) || (home && home !== '/' && namesRealHome(replaying))) out.realHome = home;

@@ -40,7 +40,7 @@ export interface GuardOptions {
   /** The real home directory and user name to look for (default: this machine's). */
   home?: string;
   user?: string;
-  /** Secret values to look for verbatim (default: DEEPSEEK_API_KEY when set). */
+  /** Secret values to look for verbatim (default: the recording key's, DEEPSEEK_API_KEY, when set). */
   secretValues?: string[];
   /**
    * The repository around the fixtures: session logs found anywhere in it (by their header row, in files

@@ -91,7 +91,7 @@ test('scenario-files: each required file is named when missing', async () => {
   expect(await messages('scenario-files')).toEqual([
     'fixtures/scenarios/hello/session.jsonl: missing (record it: npm run record -- hello)',
     'fixtures/scenarios/hello/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- hello)',
-    'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see docs/scenarios.md, "Adding a scenario")',
+    'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see the @acp-snapshot/playwright README, "A scenario\'s input.json")',
     'fixtures/scenarios/orphan/session.jsonl: missing (record it: npm run record -- orphan)',
     'fixtures/scenarios/orphan/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- orphan)',
   ]);
@@ -100,7 +100,7 @@ test('scenario-files: each required file is named when missing', async () => {
 test('scenario-input: an invalid input.json names the file and field', async () => {
   await goodScenario('hello', { description: 'two\nlines' });
   expect(await messages('scenario-input')).toEqual([
-    'fixtures/scenarios/hello/input.json: invalid scenario\n  description: must be one line\nFix the field(s) above (see docs/scenarios.md, "Adding a scenario").',
+    'fixtures/scenarios/hello/input.json: invalid scenario\n  description: must be one line\nFix the field(s) above (see the @acp-snapshot/playwright README, "A scenario\'s input.json").',
   ]);
 });
 
@@ -277,10 +277,8 @@ test('secrets: key patterns, real home paths and the user name are rejected', as
   );
   expect(await messages('secrets')).toEqual([
     'fixtures/scenarios/hello/workspace/notes.md:1: contains an API key (sk-...) (rule sk-key); re-record it (record mode scrubs it): npm run record -- hello',
-    'fixtures/scenarios/hello/workspace/notes.md:2: contains a real home directory path; re-record it (record mode scrubs it): npm run record -- hello',
-    'fixtures/scenarios/hello/workspace/notes.md:2: contains the real home directory; re-record it (record mode scrubs it): npm run record -- hello',
-    'fixtures/scenarios/hello/workspace/notes.md:2: contains the user name; re-record it (record mode scrubs it): npm run record -- hello',
-    'fixtures/scenarios/hello/workspace/notes.md:4: contains the user name; re-record it (record mode scrubs it): npm run record -- hello',
+    'fixtures/scenarios/hello/workspace/notes.md:2: contains the real home directory (rule real-home); re-record it (record mode scrubs it): npm run record -- hello',
+    'fixtures/scenarios/hello/workspace/notes.md:4: contains the user name (rule user); re-record it (record mode scrubs it): npm run record -- hello',
     'fixtures/scenarios/hello/workspace/notes.md:5: contains the API key value (rule key-value); re-record it (record mode scrubs it): npm run record -- hello',
   ]);
 });
@@ -293,7 +291,7 @@ test('secrets: a home path of a generic user name (/home/user) is not a real hom
     'edit /home/user/project/config.json\nsee /Users/runner/x\nbut /home/username/x\n',
   );
   expect(await messages('secrets')).toEqual([
-    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; re-record it (record mode scrubs it): npm run record -- hello',
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path (rule other-home); re-record it (record mode scrubs it): npm run record -- hello',
   ]);
 });
 
@@ -310,12 +308,11 @@ test('secrets: recorded as root, the constant /root is no secret; a real home st
       .map((v) => v.message);
   // The guards of a root account (a CI container): /root names nobody, but another account's home does.
   expect(await asRoot('/root')).toEqual([
-    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; re-record it (record mode scrubs it): npm run record -- hello',
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path (rule other-home); re-record it (record mode scrubs it): npm run record -- hello',
   ]);
   // The same fixture checked on a developer's machine: their own home is named as theirs.
   expect(await asRoot('/home/alice')).toEqual([
-    'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path; re-record it (record mode scrubs it): npm run record -- hello',
-    'fixtures/scenarios/hello/workspace/notes.md:3: contains the real home directory; re-record it (record mode scrubs it): npm run record -- hello',
+    'fixtures/scenarios/hello/workspace/notes.md:3: contains the real home directory (rule real-home); re-record it (record mode scrubs it): npm run record -- hello',
   ]);
 });
 

@@ -65,7 +65,7 @@ async function checkScenarioDir(ctx: GuardContext, name: string, path: string): 
     if (!names.has(req)) {
       const hint =
         req === 'input.json'
-          ? 'every scenario directory needs one; see docs/scenarios.md, "Adding a scenario"'
+          ? 'every scenario directory needs one; see the @acp-snapshot/playwright README, "A scenario\'s input.json"'
           : req === WORKSPACE_EXPECTED
             ? `every scenario states what it leaves in its workspace; write it: ${refreshCommand(name)}`
             : `record it: ${recordCommand(name)}`;

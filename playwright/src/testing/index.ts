@@ -12,6 +12,8 @@ export {
   profileTarget,
   runCheck,
 } from '@acp-snapshot/conformance';
+// What recording scrubs by (the failure catalog's harness layer checks its attachments with it).
+export { machineSecrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
 export * from '../compare/failure-artifacts.js';
 export * from '../compare/harvest.js';
 export * from '../compare/replay-report.js';
@@ -23,7 +25,6 @@ export * from '../modes/record.js';
 export * from '../modes/record-gate.js';
 export * from '../modes/refresh.js';
 export * from '../modes/scenario-run.js';
-export * from '../modes/scrub.js';
 export * from '../modes/sidecars.js';
 export * from '../normalize/normalize.js';
 export * from '../process/orphans.js';
