@@ -51,6 +51,11 @@ export interface AcpOptions {
    * body with `httpModel.fault(...)`. A fault that never fires fails the test, named.
    */
   modelFaults: Record<string, ModelFault>;
+  /**
+   * The ACP version initialize asks for: 1, 2, or 'highest' (asks for 2, continues on the version the agent
+   * answers; the report says which). Default: the profile's `protocolVersion`, else 1.
+   */
+  protocolVersion: 1 | 2 | 'highest' | undefined;
 }
 
 /** The agent as the test runs it. */
@@ -94,6 +99,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   workspaceSeed: [undefined, { option: true }],
   model: [{ kind: 'none' }, { option: true }],
   modelFaults: [{}, { option: true }],
+  protocolVersion: [undefined, { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -184,7 +190,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model, httpModel }, use, testInfo) => {
+  acp: async ({ agent, roots, workspaceSeed, model, httpModel, protocolVersion }, use, testInfo) => {
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -203,6 +209,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
+      protocolVersion: protocolVersion ?? agent.profile.protocolVersion ?? 1,
       // Each step opens the spec's line that made the call (else the test's own line).
       step: (title, body) =>
         test.step(title, body, {
@@ -214,6 +221,15 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         }),
     });
     await use(client);
+    // Which ACP version the run spoke, when the test asked for v2: the report's line for an agent answering 1.
+    if (client.negotiation)
+      testInfo.annotations.push({
+        type: 'acp protocol',
+        description:
+          client.negotiation.version === 2
+            ? 'ACP v2'
+            : `asked for ACP v2 ('${String(client.negotiation.asked)}'); the agent answered 1: this run is ACP v1`,
+      });
     const failed = testInfo.status !== testInfo.expectedStatus;
     await client.dispose();
     writeTestWire(testInfo, client.sent, client.stdout);
