@@ -6,6 +6,7 @@
  * downgrade said in the report, a demand for v2 refused naming both versions, malformed v2 named by line.
  */
 import { join } from 'node:path';
+import { conversation } from '../compare/conversation.js';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect } from '../matchers.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
@@ -68,6 +69,25 @@ fixtures.describe('an agent answering v2', () => {
     ]);
     expect(stdout).toContain('"subject":{"type":"tool_call"');
     expect(acp.problems).toEqual([]);
+    // The conversation view merges the replay's upserts into messages and ends each turn at its idle update.
+    const view = conversation(
+      acp.stdout.map((l) => l.text),
+      acp.sent.map((l) => l.text),
+    );
+    expect(view.filter((b) => b.kind === 'response').map((b) => b.title)).toEqual([
+      'stop: end_turn',
+      'stop: cancelled',
+    ]);
+    expect(view.find((b) => b.kind === 'permission')?.title).toBe('permission asked: Write notes.txt');
+    // The resume's replay upserts the four messages the turns made: it adds no block, it restates them.
+    expect(view.filter((b) => b.kind === 'user' || b.kind === 'agent').map((b) => b.body)).toEqual([
+      'tool notes.txt',
+      'Wrote notes.txt.',
+      'wait',
+      'Working…',
+    ]);
+    // Run again, its ids minted anew, the same conversation matches the committed snapshot of the wire.
+    await expect(acp).toMatchAcpSnapshot();
   });
 
   fixtures('malformed v2 fails naming the line and the rule', async ({ acp }) => {

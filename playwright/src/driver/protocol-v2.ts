@@ -140,6 +140,16 @@ export function idleStopReason(update: {
   return typeof update.stopReason === 'string' ? update.stopReason : 'end_turn';
 }
 
+/** A v2 `session/prompt` response: it acknowledges with the user message's id, and ends nothing. */
+export function isPromptAck(result: unknown): boolean {
+  return (
+    !!result &&
+    typeof result === 'object' &&
+    typeof (result as { messageId?: unknown }).messageId === 'string' &&
+    !('stopReason' in result)
+  );
+}
+
 /** The text a v2 turn's agent messages hold: chunks append, an `agent_message` upsert replaces (null clears). */
 export function v2TurnText(updates: ReadonlyArray<Record<string, unknown>>): string {
   const messages = new Map<string, string>();

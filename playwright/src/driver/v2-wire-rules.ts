@@ -5,6 +5,8 @@
  * line, so the test fails on the line that broke it rather than on a conversation that reads wrong.
  */
 
+import { isPromptAck } from './protocol-v2.js';
+
 const CHUNKS = new Set(['agent_message_chunk', 'user_message_chunk', 'agent_thought_chunk']);
 const UPSERTS = new Set(['agent_message', 'user_message', 'agent_thought']);
 
@@ -63,14 +65,4 @@ export function v2WireProblems(stdout: ReadonlyArray<{ text: string; process: nu
     }
   });
   return problems;
-}
-
-/** A v2 `session/prompt` response: it only acknowledges, with the id of the user message. */
-function isPromptAck(result: unknown): boolean {
-  return (
-    !!result &&
-    typeof result === 'object' &&
-    typeof (result as { messageId?: unknown }).messageId === 'string' &&
-    !('stopReason' in result)
-  );
 }

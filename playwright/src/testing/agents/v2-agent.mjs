@@ -16,6 +16,7 @@ import * as acp2 from '@agentclientprotocol/sdk/experimental/v2';
 
 /** sessionId -> { cwd, history: upserts to replay, cancel: resolves the waiting turn } */
 const sessions = new Map();
+let toolCalls = 0;
 const update = (client, sessionId, u) => client.notify('session/update', { sessionId, update: u });
 const raw = (sessionId, u) =>
   process.stdout.write(
@@ -43,7 +44,8 @@ async function turn(client, sessionId, text) {
   };
   if (text.startsWith('tool ')) {
     const file = text.slice(5);
-    const toolCallId = `call_${randomUUID().slice(0, 8)}`;
+    // A model names its tool calls: replayed, the ids are the recording's (only message ids are minted).
+    const toolCallId = `call_${++toolCalls}`;
     const title = `Write ${file}`;
     await update(client, sessionId, {
       sessionUpdate: 'tool_call_update',
