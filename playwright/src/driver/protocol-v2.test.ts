@@ -134,3 +134,49 @@ fixtures.describe('an agent answering 1', () => {
     });
   });
 });
+
+const edit = join(REPO_ROOT, 'fixtures/scenarios/edit-allowed');
+fixtures.describe('our agent on v2 (through the SDK router), replaying a recording', () => {
+  fixtures.use({
+    agentProfile: {
+      command: [
+        process.execPath,
+        join(REPO_ROOT, 'agent/dist/main.js'),
+        '--overlay',
+        join(REPO_ROOT, 'agent/overlays/replay.json'),
+      ],
+    },
+    model: { kind: 'replay', log: join(edit, 'session.jsonl') },
+    workspaceSeed: join(edit, 'workspace'),
+    protocolVersion: 'highest',
+  });
+
+  fixtures('an edit behind a permission, then its history replayed by resume', async ({ acp, roots }) => {
+    const init = await acp.initialize();
+    expect(acp.negotiation).toEqual({ asked: 'highest', version: 2 });
+    expect(init.protocolVersion).toBe(2);
+    const { sessionId } = await acp.newSession();
+    acp.answerPermissions('allow');
+    const turn = await acp.prompt(
+      'In greeting.py, make the greeting say "Hello, ACP" instead of "Hello, world".',
+    );
+    expect(turn.stopReason).toBe('end_turn');
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(join(roots.cwd, 'greeting.py'), 'utf8')).toContain('Hello, ACP');
+    await acp.restart();
+    await acp.initialize();
+    await acp.resumeSession(sessionId, { replayFrom: { type: 'start' } });
+    expect(await acp.close()).toBe(true);
+    const { stdout } = await acpSnapshotTexts(acp);
+    // The second process replays the conversation as whole-message upserts, the tool call by its update.
+    const second = stdout
+      .split('\n')
+      .slice(stdout.split('\n').findLastIndex((l) => l.includes('"protocolVersion":2')));
+    expect(second.some((l) => l.includes('"sessionUpdate":"user_message"'))).toBe(true);
+    expect(second.some((l) => l.includes('"sessionUpdate":"agent_message"'))).toBe(true);
+    expect(stdout).not.toContain('"sessionUpdate":"tool_call"');
+    expect(stdout).toContain('"sessionUpdate":"tool_call_update"');
+    expect(acp.problems).toEqual([]);
+    await expect(acp).toMatchAcpSnapshot();
+  });
+});
