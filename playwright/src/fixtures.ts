@@ -14,6 +14,7 @@ import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
 import { agentEnv } from './driver/driver.js';
+import { protocolLine } from './driver/protocol-v2.js';
 import {
   type HttpModel,
   type HttpModelSource,
@@ -223,13 +224,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use(client);
     // Which ACP version the run spoke, when the test asked for v2: the report's line for an agent answering 1.
     if (client.negotiation)
-      testInfo.annotations.push({
-        type: 'acp protocol',
-        description:
-          client.negotiation.version === 2
-            ? 'ACP v2'
-            : `asked for ACP v2 ('${String(client.negotiation.asked)}'); the agent answered 1: this run is ACP v1`,
-      });
+      testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     await client.dispose();
     writeTestWire(testInfo, client.sent, client.stdout);

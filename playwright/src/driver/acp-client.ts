@@ -18,11 +18,11 @@ import {
 import { describePoint, PointWatcher } from './points.js';
 import {
   asV1PermissionRequest,
-  downgradeLine,
   idleStopReason,
   initializeV2,
   type Negotiation,
   type ProtocolChoice,
+  protocolLine,
   v2Capabilities,
   v2ClientApp,
   v2TurnText,
@@ -303,8 +303,12 @@ export class AcpClient {
         choice === 2,
         (p) => this.guard(proc, p),
       );
-      this.negotiation = { asked: choice, version: r.version };
-      if (r.version === 1) this.exchange.note(downgradeLine(undefined));
+      this.negotiation = {
+        asked: choice,
+        version: r.version,
+        ...(r.version === 1 && r.agent ? { agent: r.agent } : {}),
+      };
+      if (r.version === 1) this.exchange.note(protocolLine(this.negotiation));
       return r.result as acp.InitializeResponse;
     });
   }

@@ -10,6 +10,7 @@ import { conversation } from '../compare/conversation.js';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect } from '../matchers.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
+import { protocolLine } from './protocol-v2.js';
 
 const agentFile = join(REPO_ROOT, 'playwright/src/testing/agents/v2-agent.mjs');
 const v2Agent = [process.execPath, agentFile];
@@ -114,7 +115,11 @@ fixtures.describe('an agent answering 1', () => {
     fixtures('continues on v1 and the report says so', async ({ acp }) => {
       const init = await acp.initialize();
       expect(init.protocolVersion).toBe(1);
-      expect(acp.negotiation).toEqual({ asked: 'highest', version: 1 });
+      expect(acp.negotiation).toEqual({ asked: 'highest', version: 1, agent: 'v2-agent 0.0.1' });
+      // The report's `acp protocol` line (the fixture's annotation).
+      expect(protocolLine(acp.negotiation!)).toBe(
+        "asked for ACP v2 ('highest'); v2-agent 0.0.1 answered 1: this run is ACP v1",
+      );
       const { sessionId } = await acp.newSession();
       expect(sessionId).toMatch(/^sess_/);
       expect(await acp.close()).toBe(true);

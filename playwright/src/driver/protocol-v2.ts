@@ -17,11 +17,14 @@ export type ProtocolChoice = 1 | 2 | 'highest';
 export interface Negotiation {
   asked: ProtocolChoice;
   version: 1 | 2;
+  /** `name version` from the initialize result, when the agent gave them. */
+  agent?: string;
 }
 
-/** The line the report gets when an agent answered 1 to a client that asked for 2. */
-export function downgradeLine(agent: string | undefined): string {
-  return `protocol: asked for ACP v2 ('highest'), ${agent ?? 'the agent'} answered 1: this run is ACP v1`;
+/** What initialize settled, as the report's `acp protocol` line (and the step's note on a downgrade). */
+export function protocolLine(n: Negotiation): string {
+  if (n.version === 2) return 'ACP v2';
+  return `asked for ACP v2 ('${String(n.asked)}'); ${n.agent ?? 'the agent'} answered 1: this run is ACP v1`;
 }
 
 /** A test demanded v2 (`protocolVersion: 2`) and the agent answered another version. */
@@ -70,7 +73,10 @@ export async function initializeV2(
   params: { capabilities: acp2.ClientCapabilities; extra?: Record<string, unknown> },
   demand: boolean,
   guard: <T>(pending: Promise<T>) => Promise<T>,
-): Promise<{ version: 2; result: acp2.InitializeResponse } | { version: 1; result: acp.InitializeResponse }> {
+): Promise<
+  | { version: 2; result: acp2.InitializeResponse }
+  | { version: 1; result: acp.InitializeResponse; agent?: string }
+> {
   proc.connection.close();
   const connection = proc.attach(app.v2);
   proc.connectionV2 = connection;
@@ -94,7 +100,7 @@ export async function initializeV2(
     proc.connectionV2 = undefined;
     connection.close();
     proc.connection = proc.attach(app.v1);
-    return { version: 1, result: answer as unknown as acp.InitializeResponse };
+    return { version: 1, result: answer as unknown as acp.InitializeResponse, ...(agent ? { agent } : {}) };
   }
 }
 
