@@ -51,13 +51,15 @@ export class AcpAgent {
         .onRequest('session/new', async ({ params, client }) => {
           const cwd = requireAbsoluteCwd(params.cwd);
           this.ignoreMcpServers(params.mcpServers.length);
-          const session = await this.newSession(cwd, client);
+          const session = await this.newSession(cwd, (id) => this.sessionClient(client, id));
           return { sessionId: session.id, ...settingsOf(session) };
         })
         .onRequest('session/load', async ({ params, client }) => {
           const cwd = requireAbsoluteCwd(params.cwd);
           this.ignoreMcpServers(params.mcpServers.length);
-          return settingsOf(await this.reopen(params.sessionId, cwd, client, 'session/load'));
+          return settingsOf(
+            await this.reopen(params.sessionId, cwd, (id) => this.sessionClient(client, id), 'session/load'),
+          );
         })
         .onRequest('session/prompt', async ({ params, signal }) => {
           const session = this.live(params.sessionId);
@@ -78,30 +80,18 @@ export class AcpAgent {
         .onRequest('session/resume', async ({ params, client }) => {
           const cwd = requireAbsoluteCwd(params.cwd);
           this.ignoreMcpServers(params.mcpServers?.length ?? 0);
-          return settingsOf(await this.reopen(params.sessionId, cwd, client, 'session/resume'));
+          return settingsOf(
+            await this.reopen(
+              params.sessionId,
+              cwd,
+              (id) => this.sessionClient(client, id),
+              'session/resume',
+            ),
+          );
         })
-        .onRequest('session/list', async ({ params }) => {
-          if (params.cwd != null) requireAbsoluteCwd(params.cwd);
-          const { store, config, log } = this.services;
-          const opts = { cwd: params.cwd, cursor: params.cursor, pageSize: config.sessionList.pageSize };
-          return listSessions(await store.logFiles(), opts, log);
-        })
-        .onRequest('session/close', async ({ params }) => {
-          const session = this.live(params.sessionId);
-          this.sessions.delete(session.id);
-          await session.close({ byClient: true });
-          this.services.log(`session ${session.id} closed by the client`);
-          return {};
-        })
-        .onRequest('session/delete', async ({ params }) => {
-          // Deleting what is not there succeeds: the session is gone either way.
-          const live = this.sessions.get(params.sessionId);
-          this.sessions.delete(params.sessionId);
-          await live?.close();
-          if (await this.services.store.delete(params.sessionId))
-            this.services.log(`session ${params.sessionId} deleted`);
-          return {};
-        })
+        .onRequest('session/list', ({ params }) => this.list(params))
+        .onRequest('session/close', ({ params }) => this.closeSession(params.sessionId))
+        .onRequest('session/delete', ({ params }) => this.deleteSession(params.sessionId))
         .onRequest('session/set_mode', async ({ params }) => {
           await setMode(this.live(params.sessionId), params.modeId);
           return {};
@@ -115,14 +105,50 @@ export class AcpAgent {
     );
   }
 
+  /** The session with this id open in this process, if any. */
+  find(sessionId: string): AgentSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** A line in the agent's log (stderr). */
+  log(line: string): void {
+    this.services.log(line);
+  }
+
   /** The session with this id open in this process, or the protocol's session-not-found error. */
-  private live(sessionId: string): AgentSession {
+  live(sessionId: string): AgentSession {
     const session = this.sessions.get(sessionId);
     if (!session) throw RequestError.sessionNotFound(sessionId);
     return session;
   }
 
-  private ignoreMcpServers(count: number): void {
+  /** session/list (v1 and v2 alike). */
+  async list(params: { cwd?: string | null; cursor?: string | null }) {
+    if (params.cwd != null) requireAbsoluteCwd(params.cwd);
+    const { store, config, log } = this.services;
+    const opts = { cwd: params.cwd, cursor: params.cursor, pageSize: config.sessionList.pageSize };
+    return listSessions(await store.logFiles(), opts, log);
+  }
+
+  /** session/close (v1 and v2 alike). */
+  async closeSession(sessionId: string): Promise<Record<string, never>> {
+    const session = this.live(sessionId);
+    this.sessions.delete(session.id);
+    await session.close({ byClient: true });
+    this.services.log(`session ${session.id} closed by the client`);
+    return {};
+  }
+
+  /** session/delete (v1 and v2 alike): deleting what is not there succeeds, the session is gone either way. */
+  async deleteSession(sessionId: string): Promise<Record<string, never>> {
+    const live = this.sessions.get(sessionId);
+    this.sessions.delete(sessionId);
+    await live?.close();
+    if (await this.services.store.delete(sessionId)) this.services.log(`session ${sessionId} deleted`);
+    return {};
+  }
+
+  ignoreMcpServers(count: number): void {
     if (count > 0) this.services.log(`ignoring ${count} MCP server(s): this agent does not support MCP`);
   }
 
@@ -142,7 +168,8 @@ export class AcpAgent {
     };
   }
 
-  private async newSession(cwd: string, client: AgentContext): Promise<AgentSession> {
+  /** A new session talking to the client through `clientOf(sessionId)` (v1's SDK context, or acp-v2.ts's). */
+  async newSession(cwd: string, clientOf: (sessionId: string) => SessionClient): Promise<AgentSession> {
     const { store, config, agentInfo, toolSchemas } = this.services;
     const sessionId = store.newSessionId();
     const systemPrompt = buildSystemPrompt(cwd, config.systemPrompt);
@@ -166,7 +193,7 @@ export class AcpAgent {
       cwd,
       systemPrompt,
       this.services,
-      this.sessionClient(client, sessionId),
+      clientOf(sessionId),
       writer,
       new Conversation(),
       new SessionSettings(config),
@@ -181,10 +208,10 @@ export class AcpAgent {
    * session/update notifications; `session/resume` shows nothing. A turn the previous process never ended
    * (crash, kill) is closed as an error, after committing the answer it was streaming (what the user saw).
    */
-  private async reopen(
+  async reopen(
     sessionId: string,
     cwd: string,
-    client: AgentContext,
+    clientOf: (sessionId: string) => SessionClient,
     method: 'session/load' | 'session/resume',
   ): Promise<AgentSession> {
     const { store, config, tools, log } = this.services;
@@ -208,7 +235,7 @@ export class AcpAgent {
       cwd,
       buildSystemPrompt(cwd, config.systemPrompt),
       this.services,
-      this.sessionClient(client, sessionId),
+      clientOf(sessionId),
       writer,
       conversation,
       settings,

@@ -4,8 +4,10 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { CONTRACT_ENV, parseRootsEnv, type VolatileRoots } from '@acp-snapshot/core';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { agentProtocolRouter } from '@agentclientprotocol/sdk/experimental/v2';
 import pkg from '../package.json' with { type: 'json' };
 import { AcpAgent } from './acp-server.js';
+import { v2App } from './acp-v2.js';
 import {
   type AgentConfig,
   ConfigError,
@@ -141,7 +143,11 @@ async function main(): Promise<void> {
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  const connection = agent.app().connect(stream);
+  // v1 and v2 on one stdio connection: the SDK's router picks by the version initialize asks for.
+  const connection = agentProtocolRouter()
+    .withV1(agent.app())
+    .withV2(v2App(agent, services.agentInfo, ids))
+    .connect(stream);
 
   let exitCode = 0;
   let shuttingDown: Promise<void> | undefined;

@@ -16,6 +16,7 @@ import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
 import type { LeftTerminal } from './driver/client-terminals.js';
 import { agentEnv } from './driver/driver.js';
+import { protocolLine } from './driver/protocol-v2.js';
 import { McpTestServers } from './mcp/mcp-servers.js';
 import type { McpTestServerSpec } from './mcp/mcp-spec.js';
 import {
@@ -66,6 +67,11 @@ export interface AcpOptions {
    * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
    */
   mcpServers: McpTestServerSpec[];
+  /**
+   * The ACP version initialize asks for: 1, 2, or 'highest' (asks for 2, continues on the version the agent
+   * answers; the report says which). Default: the profile's `protocolVersion`, else 1.
+   */
+  protocolVersion: 1 | 2 | 'highest' | undefined;
 }
 
 /** The agent as the test runs it. */
@@ -111,6 +117,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   modelFaults: [{}, { option: true }],
   terminal: [false, { option: true }],
   mcpServers: [[], { option: true }],
+  protocolVersion: [undefined, { option: true }],
 
   acpBaseDir: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
@@ -201,7 +208,11 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     await use({ command: agentCommandLine(agentProfile.command, testInfo), env, profile: agentProfile });
   },
 
-  acp: async ({ agent, roots, workspaceSeed, model, httpModel, terminal, mcpServers }, use, testInfo) => {
+  acp: async (
+    { agent, roots, workspaceSeed, model, httpModel, terminal, mcpServers, protocolVersion },
+    use,
+    testInfo,
+  ) => {
     const mcp = new McpTestServers(join(roots.root, 'mcp'));
     const mcpEntries: acp.McpServer[] = [];
     for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
@@ -226,6 +237,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       ...(mcpEntries.length > 0 ? { mcpServers: mcpEntries } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),
       ...(agent.profile.exit ? { exit: agent.profile.exit } : {}),
+      protocolVersion: protocolVersion ?? agent.profile.protocolVersion ?? 1,
       // Each step opens the spec's line that made the call (else the test's own line).
       step: (title, body) =>
         test.step(title, body, {
@@ -237,6 +249,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         }),
     });
     await use(client);
+    // Which ACP version the run spoke, when the test asked for v2: the report's line for an agent answering 1.
+    if (client.negotiation)
+      testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
     writeTestWire(testInfo, client.sent, client.stdout);

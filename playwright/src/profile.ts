@@ -30,6 +30,11 @@ export interface AgentProfile {
   settleMs?: number;
   /** The client capabilities declared in initialize (default: fs read and write, no terminal). */
   clientCapabilities?: acp.ClientCapabilities;
+  /**
+   * The ACP version initialize asks for (default 1): 2, or 'highest' (asks for 2, continues on 1 when the
+   * agent answers 1). A test or project's `protocolVersion` option wins over it.
+   */
+  protocolVersion?: 1 | 2 | 'highest';
   /** The agent's volatile fields, replaced in its stdout before comparison. */
   normalize?: NormalizeRules;
   /**

@@ -3,16 +3,16 @@
 import { type AcpClient, expect, test } from '@acp-snapshot/playwright';
 
 /**
- * After a session's first prompt claude sends its commands twice (the built-ins, then again once its skills
+ * After a session's first prompt claude sends its commands twice (once on ACP v2) (the built-ins, then again once its skills
  * are loaded) and the session's title, from a model call beside the turn, each at a time that varies: a test
  * waits for all three before it closes, so the snapshot never depends on whether they came in time.
  */
-async function sessionUpdatesIn(acp: AcpClient): Promise<void> {
+async function sessionUpdatesIn(acp: AcpClient, commands = 2): Promise<void> {
   const count = (kind: string) =>
     acp.stdout.filter((l) => l.text.includes(`"sessionUpdate":"${kind}"`)).length;
   await expect
     .poll(() => [count('available_commands_update'), count('session_info_update')], { timeout: 30_000 })
-    .toEqual([2, 1]);
+    .toEqual([commands, 1]);
 }
 
 test('no model: initialize and a new session', async ({ acp }) => {
@@ -99,4 +99,25 @@ test('quirk: a session starts in the mode that asks before edits, with no set_mo
   await sessionUpdatesIn(acp);
   await acp.close();
   await expect(acp).toMatchAcpSnapshot();
+});
+
+test.describe('on ACP v2', () => {
+  // claude-agent-acp 0.101 answers 2 when asked (CLAUDE_AGENT_ACP_PROTOCOL=auto, its default). The model's
+  // calls are the v1 test's (the same prompt, the same requests): only the ACP wire differs.
+  test.use({ protocolVersion: 2 });
+
+  test('v2: a plain answer is acknowledged, then ends on the idle state update', async ({ acp, roots }) => {
+    const init = await acp.initialize();
+    expect(init.protocolVersion).toBe(2);
+    await acp.newSession();
+    const turn = await acp.prompt('What is the capital of France? One sentence.');
+    // v2-only: the response carried a message id, and the stop reason came with the idle state update.
+    expect(turn.stopReason).toBe('end_turn');
+    expect(turn.updates.at(-1)).toMatchObject({ sessionUpdate: 'state_update', state: 'idle' });
+    expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
+    // On v2 claude lists its commands once per session (twice on v1).
+    await sessionUpdatesIn(acp, 1);
+    await acp.close();
+    await expect(acp).toMatchAcpSnapshot();
+  });
 });

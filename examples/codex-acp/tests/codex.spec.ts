@@ -76,3 +76,22 @@ test('quirk: a session starts in the mode that asks the client, not an auto-revi
   await acp.close();
   await expect(acp).toMatchAcpSnapshot();
 });
+
+test.describe('on ACP v2', () => {
+  // codex-acp 2.6 registers v1 and v2; asked for 2 it answers 2. The model's calls are the v1 test's
+  // (the same prompt, the same requests): only the ACP wire differs.
+  test.use({ protocolVersion: 2 });
+
+  test('v2: a plain answer is acknowledged, then ends on the idle state update', async ({ acp, roots }) => {
+    const init = await acp.initialize();
+    expect(init.protocolVersion).toBe(2);
+    await acp.newSession();
+    const turn = await acp.prompt('What is the capital of France? One sentence.');
+    // v2-only: the response carried a message id, and the stop reason came with the idle state update.
+    expect(turn.stopReason).toBe('end_turn');
+    expect(turn.updates.at(-1)).toMatchObject({ sessionUpdate: 'state_update', state: 'idle' });
+    expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
+    await acp.close();
+    await expect(acp).toMatchAcpSnapshot();
+  });
+});

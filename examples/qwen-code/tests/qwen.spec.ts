@@ -103,3 +103,23 @@ test('quirk: a session starts in the mode that asks before edits, and prompt res
   ]);
   await expect(acp).toMatchAcpSnapshot();
 });
+
+test.describe('asking for ACP v2', () => {
+  // qwen-code answers 1: under 'highest' the run goes on in v1 (the report's `acp protocol` annotation says
+  // so); a test that demanded 2 would fail at initialize, naming both versions.
+  test.use({ protocolVersion: 'highest' });
+
+  test('no model: qwen answers protocol 1 and the run continues on v1', async ({ acp }) => {
+    const init = await acp.initialize();
+    expect(init.protocolVersion).toBe(1);
+    expect(acp.negotiation).toMatchObject({
+      asked: 'highest',
+      version: 1,
+      agent: expect.stringMatching(/^qwen-code /),
+    });
+    expect(acp.sent[0]!.text).toContain('"protocolVersion":2');
+    await acp.newSession();
+    await acp.close();
+    await expect(acp).toMatchAcpSnapshot();
+  });
+});

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { conversation, conversationHtml } from './conversation.js';
+import { stdoutTranscript } from './transcript.js';
 
 const j = (m: unknown) => JSON.stringify(m);
 const up = (u: unknown) =>
@@ -130,6 +131,135 @@ test('a root streamed in pieces and normalized piece by piece reads as the whole
   ]);
   expect(blocks.map((b) => b.body)).toEqual([
     "I'm answering from {{cwd}}/notes.txt and {{home}}; a gap: {{spill[0:3]}}{{spill[5:]}}, a tail: {{cwd[9:]}}.",
+  ]);
+});
+
+// ACP v2 beside v1 (conversation-model.ts): one turn written on each wire gives the same conversation, and
+// v2's upserts merge as the protocol says (chunks append to their message wherever they arrive, an upsert
+// replaces, an omitted field leaves the message as it was, null clears it).
+const text = (t: string) => ({ type: 'text', text: t });
+
+/** The agent's permission request. */
+const asks = (params: unknown) => j({ jsonrpc: '2.0', id: 0, method: 'session/request_permission', params });
+const OPTIONS = [
+  { optionId: 'ok', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+];
+
+/** One turn on v1: chunks split inside a CJK word and an emoji, a tool call behind a permission, a plan. */
+const V1 = [
+  j({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentInfo: { name: 'a', version: '1' } } }),
+  j({ jsonrpc: '2.0', id: 1, result: { sessionId: 's' } }),
+  up({ sessionUpdate: 'agent_message_chunk', content: text('Fixing 你') }),
+  up({ sessionUpdate: 'agent_message_chunk', content: text('好 🙂') }),
+  up({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'Edit a.py', kind: 'edit', status: 'pending' }),
+  asks({ sessionId: 's', toolCall: { toolCallId: 'c1', title: 'Edit a.py' }, options: OPTIONS }),
+  up({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: 'c1',
+    status: 'completed',
+    content: [{ type: 'content', content: text('done') }],
+  }),
+  up({ sessionUpdate: 'plan', entries: [{ content: 'edit', status: 'completed', priority: 'high' }] }),
+  j({ jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }),
+];
+
+/** The same turn on v2: acknowledged, upserts by id, the first tool_call_update creates the call, idle ends it. */
+const V2 = [
+  j({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 2, info: { name: 'a', version: '1' } } }),
+  j({ jsonrpc: '2.0', id: 1, result: { sessionId: 's' } }),
+  j({ jsonrpc: '2.0', id: 2, result: { messageId: 'u1' } }),
+  up({ sessionUpdate: 'state_update', state: 'running' }),
+  up({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('Fixing 你') }),
+  up({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('好 🙂') }),
+  up({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: 'c1',
+    title: 'Edit a.py',
+    kind: 'edit',
+    status: 'pending',
+  }),
+  up({ sessionUpdate: 'state_update', state: 'requires_action' }),
+  asks({
+    sessionId: 's',
+    title: 'Edit a.py',
+    subject: { type: 'tool_call', toolCall: { toolCallId: 'c1', title: 'Edit a.py' } },
+    options: OPTIONS,
+  }),
+  up({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'completed' }),
+  up({
+    sessionUpdate: 'tool_call_content_chunk',
+    toolCallId: 'c1',
+    content: { type: 'content', content: text('done') },
+  }),
+  up({
+    sessionUpdate: 'plan_update',
+    plan: {
+      type: 'items',
+      planId: 'p1',
+      entries: [{ content: 'edit', status: 'completed', priority: 'high' }],
+    },
+  }),
+  up({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'end_turn' }),
+];
+
+test('one turn on v1 and on v2 reads as the same conversation', () => {
+  const v1 = conversation(V1, SENT);
+  expect(conversation(V2, SENT)).toEqual(v1);
+  expect(v1.map((b) => `${b.kind}: ${b.title}`)).toEqual([
+    'info: initialize → ok',
+    'info: session/new → ok',
+    'user: user',
+    'agent: agent',
+    'tool: edit · Edit a.py — pending',
+    'permission: permission asked: Edit a.py',
+    'tool: edit · Edit a.py — pending → completed',
+    'plan: plan',
+    'response: stop: end_turn',
+  ]);
+  expect(v1[3]!.body).toBe('Fixing 你好 🙂');
+});
+
+test('v2 upserts merge: chunks append to their message, an upsert replaces, omitted leaves, null clears', () => {
+  const stdout = [
+    V2[0]!,
+    V2[1]!,
+    V2[2]!,
+    up({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('first ') }),
+    up({ sessionUpdate: 'agent_thought_chunk', messageId: 't1', content: text('hmm') }),
+    // Back to m1 after another message: it appends to m1, not to the thought.
+    up({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('answer') }),
+    up({ sessionUpdate: 'agent_message', messageId: 'm2', content: [text('second')] }),
+    up({ sessionUpdate: 'agent_message', messageId: 'm2', _meta: { seen: true } }),
+    up({ sessionUpdate: 'agent_message', messageId: 't1', content: null }),
+    up({ sessionUpdate: 'agent_message', messageId: 'm1', content: [text('rewritten')] }),
+    up({ sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' }),
+  ];
+  const blocks = conversation(stdout, SENT).slice(3);
+  expect(blocks.map((b) => [b.kind, b.body])).toEqual([
+    ['agent', 'rewritten'],
+    ['thought', ''],
+    ['agent', 'second'],
+    ['response', ''],
+  ]);
+  expect(blocks.at(-1)!.title).toBe('stop: cancelled');
+});
+
+test('the transcript reads a v2 turn: the acknowledgement, states, upserts, the tool content chunk', () => {
+  const lines = stdoutTranscript(`${V2.join('\n')}\n`);
+  expect(lines).toEqual([
+    '← initialize: protocol 2 a 1',
+    '← session/new: s',
+    '← session/prompt: accepted, message u1',
+    'state: running',
+    'agent: Fixing 你好 🙂',
+    'tool c1 edit "Edit a.py": pending',
+    'state: requires_action',
+    '← session/request_permission c1 "Edit a.py": ok, no',
+    'tool c1: completed',
+    'tool c1 "done"',
+    'plan: [completed] edit',
+    'state: idle (end_turn)',
   ]);
 });
 

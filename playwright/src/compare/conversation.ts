@@ -9,6 +9,7 @@
 
 import type { TestInfo } from '@playwright/test';
 import { diffArrays, diffWordsWithSpace, structuredPatch } from 'diff';
+import { idleStopReason, isPromptAck, isV2Wire, MessageUpserts } from './conversation-model.js';
 import { AnswersById, type TerminalView, terminalsOf, terminalText } from './terminal-view.js';
 import { joinRootSlices } from './transcript.js';
 
@@ -126,6 +127,11 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
     Block & { statuses: string[]; kindName: string; name: string; closed: boolean }
   >();
   let streaming: Block | undefined;
+  // ACP v2: messages are upserts keyed by messageId, merged into one block each; the idle update ends a turn.
+  const v2 = isV2Wire(stdout);
+  const upserts = new MessageUpserts();
+  const messageBlocks = new Map<string, Block>();
+  let turnOpen = false;
 
   const push = (b: Block) => {
     streaming = undefined;
@@ -160,7 +166,18 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
           title: `${of} → error ${String(m.error.code)}`,
           body: clip(String(m.error.message ?? '')),
         });
-      else if (isObject(m.result) && typeof m.result.stopReason === 'string')
+      else if (of === 'session/prompt' && isPromptAck(m.result)) {
+        // v2: accepted, the id naming the user's message (a replay upserts it); the idle update ends the turn.
+        const id = String((m.result as Json).messageId);
+        const prompt = requests[nextRequest]?.params.prompt;
+        const user = blocks.findLast((b) => b.kind === 'user');
+        upserts.seed(id, 'user', Array.isArray(prompt) ? prompt : []);
+        if (user) messageBlocks.set(id, user);
+        // The client's next request follows the turn: it shows after the idle update.
+        nextRequest++;
+        turnOpen = true;
+        continue;
+      } else if (isObject(m.result) && typeof m.result.stopReason === 'string')
         push({ kind: 'response', title: `stop: ${m.result.stopReason}`, body: '' });
       else if (of !== 'session/set_mode' && of !== 'session/set_config_option')
         push({ kind: 'info', title: `${of} → ok`, body: '' });
@@ -175,10 +192,16 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       const outcome =
         isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
       const chosen = options.find((o) => o.optionId === outcome?.optionId);
-      const tool = isObject(params.toolCall) ? params.toolCall : {};
+      // v1 names the tool call; v2 a subject (a tool call, a command) and a title of its own.
+      const subject = isObject(params.subject) ? params.subject : {};
+      const tool = isObject(params.toolCall)
+        ? params.toolCall
+        : isObject(subject.toolCall)
+          ? subject.toolCall
+          : {};
       push({
         kind: 'permission',
-        title: `permission asked: ${String(tool.title ?? tools.get(String(tool.toolCallId))?.name ?? tool.toolCallId ?? '')}`,
+        title: `permission asked: ${String(tool.title ?? tools.get(String(tool.toolCallId))?.name ?? tool.toolCallId ?? params.title ?? '')}`,
         body: `options: ${options.map((o) => `${String(o.name)} (${String(o.kind)})`).join(', ')}${
           outcome
             ? `\nanswered: ${chosen ? `${String(chosen.name)} (${String(chosen.kind)})` : String(outcome.outcome)}`
@@ -211,6 +234,28 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
     const u = isObject(params.update) ? params.update : undefined;
     if (!u) continue;
     const kind = String(u.sessionUpdate);
+    if (v2) {
+      const merged = upserts.apply(u);
+      if (merged) {
+        const body = clip(merged.message.content.map(contentText).join(''));
+        const known = messageBlocks.get(merged.id);
+        if (known) known.body = body;
+        else {
+          const k = merged.message.role;
+          push({ kind: k, title: k === 'thought' ? 'agent (thinking)' : k, body });
+          messageBlocks.set(merged.id, blocks.at(-1)!);
+        }
+        continue;
+      }
+      const stop = idleStopReason(u as { sessionUpdate: string });
+      if (stop !== undefined) {
+        push({ kind: 'response', title: `stop: ${stop}`, body: '' });
+        if (turnOpen) request();
+        turnOpen = false;
+        continue;
+      }
+      if (kind === 'state_update') continue;
+    }
     if (kind === 'agent_message_chunk' || kind === 'agent_thought_chunk' || kind === 'user_message_chunk') {
       const k: BlockKind =
         kind === 'agent_message_chunk' ? 'agent' : kind === 'agent_thought_chunk' ? 'thought' : 'user';
@@ -222,7 +267,7 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       }
       continue;
     }
-    if (kind === 'tool_call' || kind === 'tool_call_update') {
+    if (kind === 'tool_call' || kind === 'tool_call_update' || kind === 'tool_call_content_chunk') {
       const id = String(u.toolCallId);
       let t = tools.get(id);
       if (!t || t.closed) {
@@ -250,14 +295,15 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       const parts = [
         ...(locations.length ? [`at ${locations.join(', ')}`] : []),
         ...(u.rawInput !== undefined && kind === 'tool_call' ? [`input: ${JSON.stringify(u.rawInput)}`] : []),
-        toolContent(u.content, terminals),
+        toolContent(kind === 'tool_call_content_chunk' ? [u.content] : u.content, terminals),
       ].filter(Boolean);
       if (parts.length) t.body = clip([t.body, ...parts].filter(Boolean).join('\n'));
       t.title = toolTitle(t);
       continue;
     }
-    if (kind === 'plan') {
-      const entries = (Array.isArray(u.entries) ? u.entries : []).filter(isObject);
+    if (kind === 'plan' || kind === 'plan_update') {
+      const plan = kind === 'plan' ? u : isObject(u.plan) ? u.plan : {};
+      const entries = (Array.isArray(plan.entries) ? plan.entries : []).filter(isObject);
       push({
         kind: 'plan',
         title: 'plan',

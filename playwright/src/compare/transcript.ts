@@ -9,6 +9,7 @@
  */
 import { clipText, cutText, markedWords, placeholderPattern, type StreamChunk } from '@acp-snapshot/core';
 import { type EventOf, SessionEvent, SessionHeader, unpackChunk } from '@acp-snapshot/session-log';
+import { isPromptAck } from './conversation-model.js';
 import { diffHunks, unifiedDiff } from './diff.js';
 
 /** Longest quoted content (a tool input or result, a params object) in a line. */
@@ -214,6 +215,13 @@ function toolLine(u: Json): string {
   return line;
 }
 
+/** ACP v2's message upserts (whole messages, e.g. a resume's replay), by the label of their chunks. */
+const UPSERTED: Record<string, string> = {
+  agent_message: 'agent',
+  agent_thought: 'thought',
+  user_message: 'user',
+};
+
 function sessionUpdate(params: Json, lines: Lines): void {
   const u = isObject(params.update) ? params.update : {};
   const kind = str(u.sessionUpdate);
@@ -222,9 +230,21 @@ function sessionUpdate(params: Json, lines: Lines): void {
     lines.text(`${str(params.sessionId)}/${kind}`, label, contentText(u.content));
     return;
   }
-  if (kind === 'tool_call' || kind === 'tool_call_update') lines.line(toolLine(u));
-  else if (kind === 'plan' && Array.isArray(u.entries)) {
-    const entries = u.entries.map((e) => (isObject(e) ? `[${str(e.status)}] ${str(e.content)}` : str(e)));
+  const upserted = UPSERTED[kind];
+  if (upserted) {
+    // An upsert replaces the message's content (null clears it): one line per upsert, named by its id.
+    const content =
+      u.content === null ? '(cleared)' : Array.isArray(u.content) ? u.content.map(contentText).join('') : '';
+    lines.line(`${upserted} ${str(u.messageId)}: ${oneLine(content, TEXT_MAX)}`);
+    return;
+  }
+  const plan = kind === 'plan' ? u : kind === 'plan_update' && isObject(u.plan) ? u.plan : undefined;
+  if (kind === 'state_update')
+    lines.line(`state: ${str(u.state)}${u.stopReason ? ` (${str(u.stopReason)})` : ''}`);
+  else if (kind === 'tool_call_content_chunk') lines.line(toolLine({ ...u, content: [u.content] }));
+  else if (kind === 'tool_call' || kind === 'tool_call_update') lines.line(toolLine(u));
+  else if (plan && Array.isArray(plan.entries)) {
+    const entries = plan.entries.map((e) => (isObject(e) ? `[${str(e.status)}] ${str(e.content)}` : str(e)));
     lines.line(`plan: ${oneLine(entries.join('; '), CONTENT_MAX)}`);
   } else {
     const { sessionUpdate: _, ...rest } = u;
@@ -235,7 +255,13 @@ function sessionUpdate(params: Json, lines: Lines): void {
 /** A request the agent makes of the client: permission (the tool call and its options), fs, others. */
 function agentRequest(method: string, params: Json): string {
   if (method === 'session/request_permission') {
-    const call = isObject(params.toolCall) ? params.toolCall : {};
+    // v1 names the tool call; v2 a subject (a tool call, a command) and a title of its own.
+    const subject = isObject(params.subject) ? params.subject : {};
+    const call = isObject(params.toolCall)
+      ? params.toolCall
+      : isObject(subject.toolCall)
+        ? subject.toolCall
+        : { title: params.title };
     const options = Array.isArray(params.options)
       ? params.options.map((o) => (isObject(o) ? str(o.optionId) : str(o))).join(', ')
       : '';
@@ -263,8 +289,10 @@ function response(m: Json): string {
   }
   const r = m.result;
   if (isObject(r) && r.stopReason !== undefined) return `← session/prompt: ${str(r.stopReason)}`;
+  if (isPromptAck(r)) return `← session/prompt: accepted, message ${str((r as Json).messageId)}`;
   if (isObject(r) && r.protocolVersion !== undefined) {
-    const info = isObject(r.agentInfo) ? ` ${str(r.agentInfo.name)} ${str(r.agentInfo.version)}` : '';
+    const agent = isObject(r.agentInfo) ? r.agentInfo : isObject(r.info) ? r.info : undefined;
+    const info = agent ? ` ${str(agent.name)} ${str(agent.version)}` : '';
     return `← initialize: protocol ${str(r.protocolVersion)}${info}`;
   }
   if (isObject(r) && typeof r.sessionId === 'string') {

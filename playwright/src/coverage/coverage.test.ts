@@ -318,6 +318,61 @@ test('a wire with no ACP traffic says so instead of an empty report', () => {
   expect(coverageText(computeCoverage([]))).toContain('no ACP wire was recorded');
 });
 
+test('coverage per version: a v2 wire counts its methods and update kinds as v2, its idle stop reason and created tool calls', () => {
+  const v1 = editTest('v1 test');
+  const v2: TestWire = {
+    project: 'fake',
+    test: 'v2 test',
+    sent: [
+      req(0, 0, 'initialize', { protocolVersion: 2, info: { name: 'c', version: '1' } }),
+      req(0, 1, 'session/new', { cwd: '/w' }),
+      req(0, 2, 'session/prompt', { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'go' }] }),
+      ok(0, 0, { outcome: { outcome: 'selected', optionId: 'y' } }),
+      line(0, { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'sess-1' } }),
+    ],
+    received: [
+      ok(0, 0, { protocolVersion: 2, info: { name: 'fake-agent', version: '2.0.0' }, capabilities: {} }),
+      ok(0, 1, { sessionId: 'sess-1' }),
+      ok(0, 2, { messageId: 'u1' }),
+      update(0, { sessionUpdate: 'tool_call_update', toolCallId: 't9', kind: 'execute', status: 'pending' }),
+      line(0, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'session/request_permission',
+        params: {
+          sessionId: 'sess-1',
+          title: 'Run',
+          subject: { type: 'tool_call', toolCall: { toolCallId: 't9' } },
+          options: [{ optionId: 'y', name: 'Yes', kind: 'allow_once' }],
+        },
+      }),
+      update(0, {
+        sessionUpdate: 'agent_message_chunk',
+        messageId: 'm1',
+        content: { type: 'text', text: 'ok' },
+      }),
+      update(0, { sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' }),
+    ],
+  };
+  const [agent] = computeCoverage([v1, v2]).projects;
+  const keys = (title: string) =>
+    agent!.sections.find((s) => s.title === title)?.items.map((i) => i.key) ?? [];
+  expect(keys(SECTIONS.clientRequests)).toEqual(
+    expect.arrayContaining(['session/prompt → ok', 'v2 session/prompt → ok', 'v2 initialize → ok']),
+  );
+  expect(keys(SECTIONS.clientNotifications)).toContain('v2 session/cancel');
+  expect(keys(SECTIONS.agentRequests)).toContain('v2 session/request_permission → ok');
+  expect(keys(SECTIONS.updates)).toEqual(
+    expect.arrayContaining(['tool_call', 'v2 tool_call_update', 'v2 agent_message_chunk', 'v2 state_update']),
+  );
+  expect(keys(SECTIONS.stopReasons)).toEqual(expect.arrayContaining(['end_turn', 'cancelled']));
+  expect(keys(SECTIONS.toolKinds)).toContain('execute');
+  const v2Items = agent!.sections
+    .find((s) => s.title === SECTIONS.updates)!
+    .items.filter((i) => i.key.startsWith('v2 '));
+  for (const i of v2Items) expect(i.tests).toEqual(['v2 test']);
+});
+
 test('client terminal calls are counted: commands run, how they ended, truncated output, kills and releases; an offer never used is a gap', () => {
   const terminal = (
     title: string,

@@ -59,6 +59,8 @@ export interface Coverage {
   projects: AgentCoverage[];
 }
 
+import { idleStopReason, isV2Wire } from '../compare/conversation-model.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -178,6 +180,9 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
   const test = wire.test;
   const sent = messages(wire.sent);
   const received = messages(wire.received);
+  // Coverage per protocol version: a v2 wire's methods and update kinds are counted as `v2 ...`.
+  const v2 = isV2Wire(wire.received.map((l) => l.text));
+  const on = (key: string) => (v2 ? `v2 ${key}` : key);
   // Ids restart in each process and each direction: key pending requests by both.
   const key = (process: number, id: unknown) => `${process}:${JSON.stringify(id)}`;
   const clientRequests = new Map<string, Json>();
@@ -223,17 +228,21 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     if (typeof method !== 'string') continue;
     const params = isObject(message.params) ? message.params : {};
     if (!('id' in message)) {
-      tally.add(SECTIONS.clientNotifications, method, test);
+      tally.add(SECTIONS.clientNotifications, on(method), test);
       continue;
     }
     const answer = agentAnswers.get(message);
-    tally.add(SECTIONS.clientRequests, `${method} → ${outcome(answer)}`, test);
+    tally.add(SECTIONS.clientRequests, on(`${method} → ${outcome(answer)}`), test);
     const result = answer && isObject(answer.result) ? answer.result : undefined;
     if (method === 'initialize' && isObject(params.clientCapabilities) && params.clientCapabilities.terminal)
       tally.add(SECTIONS.terminals, 'offered (clientCapabilities.terminal)', test);
     if (method === 'initialize' && result) {
       for (const c of declaredCapabilities(result.agentCapabilities)) declared.capabilities.add(c);
-      const info = isObject(result.agentInfo) ? result.agentInfo : undefined;
+      const info = isObject(result.agentInfo)
+        ? result.agentInfo
+        : isObject(result.info)
+          ? result.info
+          : undefined;
       if (info && !declared.agent)
         declared.agent = `${String(info.name)} ${String(info.version ?? '')}`.trim();
       for (const a of Array.isArray(result.authMethods) ? result.authMethods : [])
@@ -367,12 +376,13 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     const params = isObject(message.params) ? message.params : {};
     if ('id' in message) {
       const answer = clientAnswers.get(message);
-      tally.add(SECTIONS.agentRequests, `${method} → ${outcome(answer)}`, test);
+      tally.add(SECTIONS.agentRequests, on(`${method} → ${outcome(answer)}`), test);
       if (method.startsWith('terminal/')) noteTerminalCall(method, answer);
       if (method === 'session/request_permission') {
         // Some agents (gemini-cli) announce a tool call by asking for it, before any tool_call update.
-        if (isObject(params.toolCall) && typeof params.sessionId === 'string')
-          noteToolCall(params.sessionId, params.toolCall);
+        const subject = isObject(params.subject) ? params.subject : {};
+        const call = isObject(params.toolCall) ? params.toolCall : subject.toolCall;
+        if (isObject(call) && typeof params.sessionId === 'string') noteToolCall(params.sessionId, call);
         const picked =
           isObject(answer?.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
         const options = Array.isArray(params.options) ? params.options.filter(isObject) : [];
@@ -390,11 +400,14 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
     if (method !== 'session/update' || !isObject(params.update)) continue;
     const u = params.update;
     const kind = String(u.sessionUpdate);
-    tally.add(SECTIONS.updates, kind, test);
+    tally.add(SECTIONS.updates, on(kind), test);
     const sessionId = typeof params.sessionId === 'string' ? params.sessionId : '';
     if (kind === 'current_mode_update' && typeof u.currentModeId === 'string')
       modeOf.set(sessionId, u.currentModeId);
-    if (kind === 'tool_call') noteToolCall(sessionId, u);
+    // v2: the first tool_call_update creates the call; the idle state update carries the turn's stop reason.
+    if (kind === 'tool_call' || (v2 && kind === 'tool_call_update')) noteToolCall(sessionId, u);
+    const stop = v2 ? idleStopReason(u as { sessionUpdate: string }) : undefined;
+    if (stop !== undefined) tally.add(SECTIONS.stopReasons, stop, test);
     if ((kind === 'tool_call' || kind === 'tool_call_update') && typeof u.status === 'string')
       tally.add(SECTIONS.toolStatuses, u.status, test);
     if (isObject(u.content)) tally.add(SECTIONS.produced, `${kind}: ${String(u.content.type)}`, test);

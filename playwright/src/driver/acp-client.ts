@@ -18,6 +18,18 @@ import {
   queuedAnswers,
 } from './permissions.js';
 import { describePoint, PointWatcher } from './points.js';
+import {
+  asV1PermissionRequest,
+  idleStopReason,
+  initializeV2,
+  type Negotiation,
+  type ProtocolChoice,
+  protocolLine,
+  v2Capabilities,
+  v2ClientApp,
+  v2TurnText,
+} from './protocol-v2.js';
+import { v2WireProblems } from './v2-wire-rules.js';
 
 export type { PermissionAnswer, PermissionSource } from './permissions.js';
 
@@ -67,6 +79,8 @@ export interface AcpClientOptions {
   step?: StepRunner;
   /** What `expect(acp).toMatchAcpSnapshot()` needs besides the wire: set by the `acp` fixture. */
   snapshot?: SnapshotContext;
+  /** The ACP version initialize asks for (default 1; see protocol-v2.ts). */
+  protocolVersion?: ProtocolChoice;
 }
 /** The test's roots, the agent's profile and the workspace seed, for snapshots of the run. */
 export interface SnapshotContext {
@@ -125,6 +139,8 @@ interface Turn {
   updates: acp.SessionUpdate[];
   cancel?: PointWatcher;
   kill?: PointWatcher;
+  /** ACP v2: resolves with the stop reason of the idle state update that ends the turn. */
+  idle?: (stopReason: string) => void;
 }
 
 /** The reported step a request runs in: what its problems are prefixed with, and its own time limit. */
@@ -179,6 +195,13 @@ export class AcpClient {
     return openSteps.getStore()?.get(this);
   }
   private readonly app: acp.ClientApp;
+  /** ACP v2: the version initialize settled (undefined before it, and on v1 when v1 was asked for). */
+  negotiation: Negotiation | undefined;
+  private readonly appV2 = v2ClientApp({
+    update: (params) => this.onUpdate(params as unknown as acp.SessionNotification),
+    permission: (params) =>
+      this.onPermissionRequest(asV1PermissionRequest(params)) as acp.RequestPermissionResponse,
+  });
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
 
@@ -268,7 +291,13 @@ export class AcpClient {
     this.exchange.note(line);
   }
 
+  /**
+   * initialize. With `protocolVersion` 2 or 'highest' it asks for v2: on v2 the result is the v2 one (`info`,
+   * `capabilities`), on an agent that answered 1 ('highest' only) the v1 one.
+   */
   async initialize(params: Partial<acp.InitializeRequest> = {}): Promise<acp.InitializeResponse> {
+    const choice = this.opts.protocolVersion ?? 1;
+    if (choice !== 1 && params.protocolVersion === undefined) return this.initializeV2(choice, params);
     return this.request('initialize', async (proc) => {
       // The SDK leaves the initialize result untyped on the client side; its schema type is this.
       const r: acp.InitializeResponse = await this.guard(
@@ -286,12 +315,38 @@ export class AcpClient {
     });
   }
 
+  /** ACP v2 (protocol-v2.ts): asks for 2, settles on what the agent answered. */
+  private initializeV2(choice: 2 | 'highest', params: Partial<acp.InitializeRequest>) {
+    return this.request('initialize', async (proc) => {
+      const { protocolVersion: _, clientCapabilities, clientInfo: __, ...extra } = params;
+      const r = await initializeV2(
+        proc,
+        { v1: this.app, v2: this.appV2 },
+        { capabilities: v2Capabilities(clientCapabilities ?? this.capabilities), extra },
+        choice === 2,
+        (p) => this.guard(proc, p),
+      );
+      this.negotiation = {
+        asked: choice,
+        version: r.version,
+        ...(r.version === 1 && r.agent ? { agent: r.agent } : {}),
+      };
+      if (r.version === 1) this.exchange.note(protocolLine(this.negotiation));
+      return r.result as acp.InitializeResponse;
+    });
+  }
+
+  /** The agent side of the connection requests go to: v2's once initialize settled on it (same method names). */
+  private agentOf(proc: AgentProcess): acp.ClientConnection['agent'] {
+    return (proc.connectionV2?.agent ?? proc.connection.agent) as acp.ClientConnection['agent'];
+  }
+
   async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
     return this.request('session/new', async (proc) => {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
-        proc.connection.agent.request('session/new', {
+        this.agentOf(proc).request('session/new', {
           mcpServers: this.opts.mcpServers ?? [],
           ...params,
           cwd,
@@ -322,18 +377,28 @@ export class AcpClient {
   /** session/list: one page (pass the previous page's `nextCursor` for the next). */
   async listSessions(params: Partial<acp.ListSessionsRequest> = {}): Promise<acp.ListSessionsResponse> {
     return this.request('session/list', (proc) =>
-      this.guard(proc, proc.connection.agent.request('session/list', params)),
+      this.guard(proc, this.agentOf(proc).request('session/list', params)),
     );
   }
 
-  /** session/resume: continue a persisted session without its history being replayed. */
-  async resumeSession(sessionId = this.sessionId): Promise<acp.ResumeSessionResponse> {
+  /**
+   * session/resume: continue a persisted session without its history being replayed; on ACP v2,
+   * `{ replayFrom: { type: 'start' } }` replays it from the start (v2's stand-in for session/load).
+   */
+  async resumeSession(
+    sessionId = this.sessionId,
+    options: { replayFrom?: { type: 'start' } } = {},
+  ): Promise<acp.ResumeSessionResponse> {
     if (!sessionId) throw new Error('resumeSession: no session id (pass one, e.g. from listSessions)');
     return this.request('session/resume', async (proc) => {
       this.sessionId = sessionId;
       return this.guard(
         proc,
-        proc.connection.agent.request('session/resume', { sessionId, cwd: this.cwdOf(sessionId) }),
+        this.agentOf(proc).request('session/resume', {
+          sessionId,
+          cwd: this.cwdOf(sessionId),
+          ...(options.replayFrom ? { replayFrom: options.replayFrom } : {}),
+        } as acp.ResumeSessionRequest),
       );
     });
   }
@@ -342,7 +407,7 @@ export class AcpClient {
   async closeSession(sessionId = this.sessionId): Promise<acp.CloseSessionResponse> {
     const id = this.requireSession('closeSession', sessionId);
     return this.request('session/close', (proc) =>
-      this.guard(proc, proc.connection.agent.request('session/close', { sessionId: id })),
+      this.guard(proc, this.agentOf(proc).request('session/close', { sessionId: id })),
     );
   }
 
@@ -350,7 +415,7 @@ export class AcpClient {
   async deleteSession(sessionId = this.sessionId): Promise<acp.DeleteSessionResponse> {
     const id = this.requireSession('deleteSession', sessionId);
     return this.request('session/delete', (proc) =>
-      this.guard(proc, proc.connection.agent.request('session/delete', { sessionId: id })),
+      this.guard(proc, this.agentOf(proc).request('session/delete', { sessionId: id })),
     );
   }
 
@@ -372,7 +437,7 @@ export class AcpClient {
     return this.request(`session/set_config_option ${configId}=${value}`, (proc) =>
       this.guard(
         proc,
-        proc.connection.agent.request('session/set_config_option', { sessionId: id, configId, value }),
+        this.agentOf(proc).request('session/set_config_option', { sessionId: id, configId, value }),
       ),
     );
   }
@@ -456,7 +521,7 @@ export class AcpClient {
     // A cancel right after promptInFlight must not overtake the prompt it cancels.
     await this.promptSent;
     this.exchange.note('session/cancel');
-    await this.current?.connection.agent.notify('session/cancel', { sessionId });
+    if (this.current) await this.agentOf(this.current).notify('session/cancel', { sessionId });
   }
 
   /** Closes stdin, waits for a graceful exit (killing the group after the grace period), starts a new process. */
@@ -471,6 +536,7 @@ export class AcpClient {
     // (a condition), then the profile's settle wait.
     await this.awaitAnytimeUpdates();
     await settleStdout(this, this.opts.snapshot?.profile.settleMs ?? 0);
+    if (this.negotiation?.version === 2) this.problems.push(...v2WireProblems(this.stdout));
     return this.reported('close stdin and await exit', () => this.closeCurrent());
   }
 
@@ -556,25 +622,36 @@ export class AcpClient {
     });
     if (points.cancel)
       turn.cancel = new PointWatcher(points.cancel, () => {
-        void proc.connection.agent.notify('session/cancel', { sessionId: turn.sessionId }).catch(() => {});
+        void this.agentOf(proc)
+          .notify('session/cancel', { sessionId: turn.sessionId })
+          .catch(() => {});
       });
+    // ACP v2: the response only acknowledges the prompt; the idle state update ends the turn.
+    const idle = proc.connectionV2
+      ? new Promise<acp.PromptResponse>((resolve) => {
+          turn.idle = (stopReason) => resolve({ stopReason: stopReason as acp.StopReason });
+        })
+      : undefined;
     this.turn = turn;
     try {
-      const pending = proc.connection.agent.request('session/prompt', {
+      const ack = this.agentOf(proc).request('session/prompt', {
         sessionId: turn.sessionId,
         prompt: blocks,
       });
+      const pending = idle ? ack.then(() => idle) : ack;
       pending.catch(() => {});
       // Queued: the SDK writes in order, so a cancel sent from now on follows the prompt on the wire.
       sent();
       turn.kill?.prompted();
       turn.cancel?.prompted();
       const r = await Promise.race([this.guard(proc, pending), killed]);
-      const text = turn.updates
-        .map((u) =>
-          u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '',
-        )
-        .join('');
+      const text = idle
+        ? v2TurnText(turn.updates as unknown as Array<Record<string, unknown>>)
+        : turn.updates
+            .map((u) =>
+              u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '',
+            )
+            .join('');
       if (r === 'killed') {
         await proc.exited;
         return { killed: true, updates: turn.updates, text };
@@ -599,6 +676,8 @@ export class AcpClient {
     const turn = this.turn;
     if (turn?.sessionId === params.sessionId) {
       turn.updates.push(params.update);
+      const stopReason = idleStopReason(params.update as { sessionUpdate: string });
+      if (stopReason !== undefined) turn.idle?.(stopReason);
       turn.kill?.update(params.update.sessionUpdate);
       turn.cancel?.update(params.update.sessionUpdate);
     }

@@ -83,6 +83,8 @@ export class Normalizer {
   private readonly numbers = new Map<string, Map<string, number>>();
   private readonly sessionIds: string[] = [];
   private process = 0;
+  /** Keys whose string values are numbered by first appearance, like session ids (v2's message and plan ids). */
+  volatileKeys: ReadonlySet<string> = new Set();
 
   constructor(opts: NormalizeOptions = {}) {
     // The one definition of roots and their boundary rule (session-log roots.ts), longest first.
@@ -176,6 +178,8 @@ export class Normalizer {
     tooDeep(depth);
     if (typeof v === 'string') {
       if (key === 'sessionId') return PLACEHOLDER.test(v) ? v : this.number('sessionId', v);
+      if (key !== undefined && this.volatileKeys.has(key))
+        return PLACEHOLDER.test(v) ? v : this.number(key, v);
       return this.string(v);
     }
     if (typeof v === 'number' && key !== undefined) {
@@ -229,6 +233,7 @@ export function normalizeStdout(
       return { value, process: l.process };
     }),
   );
+  if (parsed.some((p) => negotiatedV2(p.value))) n.volatileKeys = V2_VOLATILE_KEYS;
   // A process boundary ends a run of streamed chunks.
   n.streamed(
     parsed.flatMap((p, i) => (i > 0 && parsed[i - 1]!.process !== p.process ? [null, p.value] : [p.value])),
@@ -252,4 +257,22 @@ export function normalizeJsonlText(text: string, opts: NormalizeOptions = {}): s
   if (trailing) lines.pop();
   const out = new Normalizer(opts).lines(lines);
   return out.join('\n') + (trailing ? '\n' : '');
+}
+
+/**
+ * ACP v2's ids that differ per run (codex mints a random `messageId` per prompt): numbered like session ids.
+ * Only on a v2 wire: a v1 agent's optional message ids stay as their snapshots hold them.
+ */
+const V2_VOLATILE_KEYS: ReadonlySet<string> = new Set(['messageId', 'planId']);
+
+/** An initialize response that settled on v2. */
+function negotiatedV2(v: unknown): boolean {
+  const m = v as { method?: unknown; result?: { protocolVersion?: unknown; info?: unknown } } | null;
+  return (
+    !!m &&
+    typeof m === 'object' &&
+    m.method === undefined &&
+    m.result?.protocolVersion === 2 &&
+    'info' in m.result
+  );
 }

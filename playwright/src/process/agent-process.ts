@@ -17,6 +17,7 @@ import {
   utf8ProblemMessage,
 } from '@acp-snapshot/core';
 import * as acp from '@agentclientprotocol/sdk';
+import type * as acp2 from '@agentclientprotocol/sdk/experimental/v2';
 import { MAX_NORMALIZE_DEPTH } from '../normalize/normalize.js';
 import type { ExitPolicy } from '../profile.js';
 
@@ -61,6 +62,10 @@ export class AgentProcess {
   readonly exited: Promise<void>;
   private readonly child: ChildProcessWithoutNullStreams;
   connection!: acp.ClientConnection;
+  /** The ACP v2 connection, when the client negotiated v2 (see driver/protocol-v2.ts). */
+  connectionV2: acp2.ClientConnection | undefined;
+  /** Feeds the SDK connection attached now; replaced by {@link attach}. */
+  private feed: { enqueue(b: Uint8Array): void; close(): void } | undefined;
   /** Rejects when the process breaks the protocol (non-JSON stdout) or dies. */
   readonly broken: Promise<never>;
   private breakWith!: (e: Error) => void;
@@ -119,17 +124,6 @@ export class AgentProcess {
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let overflowed = false;
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    // Set once the SDK cancels its input (after a failure of its own): enqueueing or closing then throws.
-    let inputDone = false;
-    const input = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-      },
-      cancel: () => {
-        inputDone = true;
-      },
-    });
     const take = (bytes: Buffer<ArrayBufferLike>) => {
       const text = bytes.toString('utf8');
       this.lines.push({ text, process: this.index });
@@ -182,7 +176,7 @@ export class AgentProcess {
         );
         return;
       }
-      if (!inputDone) controller.enqueue(new Uint8Array(Buffer.concat([bytes, Buffer.from('\n')])));
+      this.feed?.enqueue(new Uint8Array(Buffer.concat([bytes, Buffer.from('\n')])));
     };
     stdout.on('data', (chunk: Buffer) => {
       if (overflowed) return;
@@ -211,13 +205,54 @@ export class AgentProcess {
     stdout.on('end', () => {
       if (pending.length) take(Buffer.concat(pending));
       pending = [];
-      if (!inputDone) controller.close();
-      inputDone = true;
+      this.ended = true;
+      this.feed?.close();
     });
+    this.connection = this.app.connect(this.stream());
+    void this.exited.then(() => this.breakWith(new Error(this.exitMessage())));
+  }
+
+  private ended = false;
+
+  /**
+   * Attaches another SDK app to the same pipes from the next stdout line on (the one before stops being fed,
+   * and its close no longer ends stdin): an ACP v2 client that heard the agent answer 1 hands the connection
+   * to the v1 client, one connection, one version, one initialize on the wire.
+   */
+  attach<C>(app: { connect(stream: acp.Stream): C }): C {
+    return app.connect(this.stream());
+  }
+
+  /** A fresh stream pair over the agent's stdio for one SDK connection; the previous one is detached. */
+  private stream(): acp.Stream {
+    let inputDone = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const input = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      // Set once the SDK cancels its input (after a failure of its own): enqueueing or closing then throws.
+      cancel: () => {
+        inputDone = true;
+      },
+    });
+    const feed = {
+      enqueue: (b: Uint8Array) => {
+        if (!inputDone) controller.enqueue(b);
+      },
+      close: () => {
+        if (!inputDone) controller.close();
+        inputDone = true;
+      },
+    };
+    this.feed = feed;
+    if (this.ended) feed.close();
+    const attached = () => this.feed === feed;
     const stdin = this.child.stdin!;
     const output = new WritableStream<Uint8Array>({
       write: (chunk) =>
         new Promise<void>((res) => {
+          if (!attached()) return res();
           // The SDK writes one message and its newline per chunk.
           if (this.sent)
             for (const text of Buffer.from(chunk).toString('utf8').split('\n'))
@@ -226,11 +261,10 @@ export class AgentProcess {
           stdin.write(chunk, () => res());
         }),
       close: () => {
-        stdin.end();
+        if (attached()) stdin.end();
       },
     });
-    this.connection = this.app.connect(acp.ndJsonStream(output, input));
-    void this.exited.then(() => this.breakWith(new Error(this.exitMessage())));
+    return acp.ndJsonStream(output, input);
   }
 
   /** Why the process is gone: its exit code and the end of its stderr. */
@@ -285,6 +319,7 @@ export class AgentProcess {
       await this.exited;
     }
     this.connection?.close();
+    this.connectionV2?.close();
     return graceful;
   }
 
