@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/core';
+import { loadScript, startEmulator } from '@acp-snapshot/emulator';
 import { machineSecrets, type Secrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
 import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
@@ -115,7 +116,6 @@ export async function recordScenario(opts: RecordOptions): Promise<Recorded> {
   let scriptEntries = 0;
   let scripted = false;
   if (target.kind === 'emulator') {
-    const { loadScript, startEmulator } = await import('@acp-snapshot/emulator');
     const scriptPath = emulatorScript(name);
     // A scenario without a script calls no model: an empty script makes any call fail loudly.
     scripted = existsSync(scriptPath);
