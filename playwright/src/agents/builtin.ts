@@ -51,6 +51,11 @@ export interface BuiltinAgent {
   /** The npm package, and the bin it installs. */
   pkg: string;
   bin: string;
+  /**
+   * The bin is a native executable (opencode's), not a script: it runs as it is, never through the project's
+   * Node, which would try to parse the binary as JavaScript.
+   */
+  native?: boolean;
   /** The versions of `pkg` this profile was proven on (recorded and replayed in this repository's examples). */
   proven: string[];
   /** The model id used when the user names none. */
@@ -108,7 +113,7 @@ export function builtinAgent(def: BuiltinAgent): BuiltinProfile {
  * when its package.json is found above the executable.
  */
 export function resolveAgent(
-  def: Pick<BuiltinAgent, 'name' | 'pkg' | 'bin' | 'proven'>,
+  def: Pick<BuiltinAgent, 'name' | 'pkg' | 'bin' | 'proven' | 'native'>,
   projectDir: string,
   options: Pick<BuiltinAgentOptions, 'command' | 'node'>,
 ): { command: string[]; version: string | undefined } {
@@ -121,7 +126,12 @@ export function resolveAgent(
         (options.command ? ' (or correct the `command` option)' : ''),
     );
   let node: string | undefined;
-  if (options.node !== undefined) {
+  if (def.native) {
+    if (options.node !== undefined)
+      throw new Error(
+        `agents.${def.name}(): ${def.bin} is a native executable, not run by Node: drop the \`node\` option.`,
+      );
+  } else if (options.node !== undefined) {
     node = resolve(projectDir, options.node);
     if (!existsSync(node))
       throw new Error(

@@ -7,4 +7,5 @@ export type { BuiltinAgentOptions } from './builtin.js';
 export { claudeAgentAcp } from './claude-agent-acp.js';
 export { codexAcp } from './codex-acp.js';
 export { geminiCli } from './gemini-cli.js';
+export { opencode } from './opencode.js';
 export { qwenCode } from './qwen-code.js';

@@ -75,6 +75,12 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     // gemini writes a new file without asking: the list exists already, and it asks before it overwrites.
     seed: { 'notes.txt': 'bread 🍞\n' },
   },
+  opencode: {
+    profile: agents.opencode,
+    project: 'opencode',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
+  },
   'qwen-code': {
     profile: agents.qwenCode,
     project: 'qwen',

@@ -11,6 +11,8 @@ export const COMMON_USER_NAMES: ReadonlySet<string> = new Set([
   'app',
   'work',
   'test',
+  // The placeholder of tool descriptions' examples (OpenCode's bash tool: `mkdir "/Users/name/My Documents"`).
+  'name',
 ]);
 
 /** True when the user name identifies a person or machine and must not reach a fixture. */
