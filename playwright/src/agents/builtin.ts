@@ -81,6 +81,16 @@ export type BuiltinProfile = ((options?: BuiltinAgentOptions) => AgentProfile) &
   readonly agent: BuiltinAgent;
 };
 
+/**
+ * A stdout rule: the test's cwd without its leading slash (`tmp/acp-wN-.../acp-snap-.../work`), as agents spell a
+ * path relative to `/` (OpenCode's edit titles outside a git repository, Copilot's `diff --git a/<path>`). The
+ * roots are replaced before a profile's rules run, so only this spelling is left for it.
+ */
+export const CWD_FROM_ROOT = {
+  pattern: '(?<!\\w)tmp/acp-w\\d-\\w{6}/acp-snap-[0-9a-f]{8}-\\w{6}/work',
+  placeholder: '{{cwdFromRoot}}',
+};
+
 /** Builds an agent's profile function from its definition. */
 export function builtinAgent(def: BuiltinAgent): BuiltinProfile {
   const profile = (options: BuiltinAgentOptions = {}): AgentProfile => {

@@ -2,7 +2,7 @@
  * OpenCode (`opencode-ai`, `opencode acp`, a native executable): its model through a provider of its own,
  * `@ai-sdk/openai-compatible` (OpenAI Chat Completions, streamed), pointed at the harness's model server.
  */
-import { builtinAgent } from './builtin.js';
+import { builtinAgent, CWD_FROM_ROOT } from './builtin.js';
 
 /** Its configuration file under HOME (`$XDG_CONFIG_HOME/opencode`; the harness passes no XDG variable). */
 const CONFIG = '.config/opencode/opencode.json';
@@ -73,12 +73,8 @@ export const opencode = builtinAgent({
       patterns: [
         // Message ids: a clock (hex) then random characters.
         { pattern: 'msg_[0-9a-f]{12}[0-9A-Za-z]{14}', placeholder: '{{messageId}}' },
-        // A finished edit's title is the file's path from the worktree root, which is `/` outside a git
-        // repository: the test's cwd without its leading slash, which the cwd rule cannot see.
-        {
-          pattern: '(?<![/\\w])tmp/acp-w\\d-\\w{6}/acp-snap-[0-9a-f]{8}-\\w{6}/work',
-          placeholder: '{{cwdFromRoot}}',
-        },
+        // A finished edit's title is the file's path from the worktree root, `/` outside a git repository.
+        CWD_FROM_ROOT,
       ],
       anytimeUpdates: ['available_commands_update'],
     },

@@ -67,6 +67,12 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     keyEnv: 'OPENAI_API_KEY',
     wire: 'OpenAI Responses',
   },
+  'copilot-cli': {
+    profile: agents.copilotCli,
+    project: 'copilot',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
+  },
   'gemini-cli': {
     profile: agents.geminiCli,
     project: 'gemini',
