@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
 import { checkInitialize, warnIfUnproven } from './builtin.js';
-import { claudeAgentAcp, opencode, qwenCode } from './index.js';
+import { claudeAgentAcp, copilotCli, opencode, qwenCode } from './index.js';
 
 /** A project with an agent package installed as npm would: its files, its bin link, optionally a Node binary. */
 function project(opts: { pkg: string; bin: string; version: string; node?: boolean }): string {
@@ -149,6 +149,27 @@ test.describe('options are merged over the profile', () => {
     );
     expect(merged.instructions).toEqual(['AGENTS.md']);
     expect(merged.permission.edit).toBe('ask');
+  });
+
+  test('copilot: its provider mode at the model server, offline; approving every tool through the env is refused', () => {
+    const dir = made({ pkg: '@github/copilot', bin: 'copilot', version: '1.0.102', node: true });
+    const profile = copilotCli({ projectDir: dir });
+    // npm-loader.js is a Node script: the project's Node runs it.
+    expect(profile.command).toEqual([
+      join(dir, 'node_modules/.bin/node'),
+      join(dir, 'node_modules/.bin/copilot'),
+      '--acp',
+      '--no-auto-update',
+      '--disable-client-telemetry',
+    ]);
+    expect(profile.env).toMatchObject({
+      COPILOT_PROVIDER_BASE_URL: '{{modelBaseUrl}}/v1',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_MODEL: 'qwen3-coder-plus',
+    });
+    expect(() => copilotCli({ projectDir: dir, env: { COPILOT_ALLOW_ALL: 'true' } })).toThrow(
+      'agents.copilotCli(): env.COPILOT_ALLOW_ALL is a safety setting of the profile (undefined)',
+    );
   });
 
   test('a HOME file the profile writes that is not JSON cannot be merged', () => {

@@ -175,7 +175,7 @@ test('an agent that is not installed: the install command (exit 1); an unknown n
   const unknown = await init('--agent', 'goose');
   expect(unknown.code).toBe(2);
   expect(unknown.err).toContain(
-    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, gemini-cli, opencode, qwen-code.',
+    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
   );
   expect(unknown.err).toContain('npx acp-snapshot init -- <command...>');
   expect((await init()).code).toBe(2);
