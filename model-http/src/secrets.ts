@@ -128,6 +128,8 @@ const COMMON_USER_NAMES: ReadonlySet<string> = new Set([
   'app',
   'work',
   'test',
+  // The placeholder of tool descriptions' examples (OpenCode's bash tool: `mkdir "/Users/name/My Documents"`).
+  'name',
   // What scrubbing puts for anyone else's name in a home path (`/home/someone`): a name that names nobody.
   'someone',
 ]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
 import { checkInitialize, warnIfUnproven } from './builtin.js';
-import { claudeAgentAcp, qwenCode } from './index.js';
+import { claudeAgentAcp, copilotCli, opencode, qwenCode } from './index.js';
 
 /** A project with an agent package installed as npm would: its files, its bin link, optionally a Node binary. */
 function project(opts: { pkg: string; bin: string; version: string; node?: boolean }): string {
@@ -47,6 +47,14 @@ test.describe('the command', () => {
       join(dir, 'node_modules/.bin/node'),
       join(dir, 'node_modules/.bin/qwen'),
     ]);
+  });
+
+  test("a native executable (opencode's) runs as it is, never through the project's Node", () => {
+    const dir = made({ pkg: 'opencode-ai', bin: 'opencode', version: '1.18.33', node: true });
+    expect(opencode({ projectDir: dir }).command).toEqual([join(dir, 'node_modules/.bin/opencode'), 'acp']);
+    expect(() => opencode({ projectDir: dir, node: 'node_modules/.bin/node' })).toThrow(
+      'agents.opencode(): opencode is a native executable, not run by Node: drop the `node` option.',
+    );
   });
 
   test('a path the user passes is resolved against the project, not the cwd', () => {
@@ -124,6 +132,44 @@ test.describe('options are merged over the profile', () => {
     expect(() =>
       qwenCode({ projectDir: dir, home: { '.qwen/settings.json': '{"tools":{"approvalMode":"yolo"}}' } }),
     ).toThrow(/changes \/tools\/approvalMode from "default" to "yolo"/);
+  });
+
+  test("opencode: its model's provider points at the model server; loosening a permission is refused, a setting added is merged", () => {
+    const dir = made({ pkg: 'opencode-ai', bin: 'opencode', version: '1.18.33' });
+    const file = '.config/opencode/opencode.json';
+    const config = JSON.parse(opencode({ projectDir: dir, model: 'devstral' }).home![file]!);
+    expect(config.model).toBe('replay/devstral');
+    expect(config.provider.replay.options.baseURL).toBe('{{modelBaseUrl}}/v1');
+    expect(config.enabled_providers).toEqual(['replay']);
+    expect(() => opencode({ projectDir: dir, home: { [file]: '{"permission":{"edit":"allow"}}' } })).toThrow(
+      `agents.opencode(): home["${file}"] changes /permission/edit from "ask" to "allow"`,
+    );
+    const merged = JSON.parse(
+      opencode({ projectDir: dir, home: { [file]: '{"instructions":["AGENTS.md"]}' } }).home![file]!,
+    );
+    expect(merged.instructions).toEqual(['AGENTS.md']);
+    expect(merged.permission.edit).toBe('ask');
+  });
+
+  test('copilot: its provider mode at the model server, offline; approving every tool through the env is refused', () => {
+    const dir = made({ pkg: '@github/copilot', bin: 'copilot', version: '1.0.102', node: true });
+    const profile = copilotCli({ projectDir: dir });
+    // npm-loader.js is a Node script: the project's Node runs it.
+    expect(profile.command).toEqual([
+      join(dir, 'node_modules/.bin/node'),
+      join(dir, 'node_modules/.bin/copilot'),
+      '--acp',
+      '--no-auto-update',
+      '--disable-client-telemetry',
+    ]);
+    expect(profile.env).toMatchObject({
+      COPILOT_PROVIDER_BASE_URL: '{{modelBaseUrl}}/v1',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_MODEL: 'qwen3-coder-plus',
+    });
+    expect(() => copilotCli({ projectDir: dir, env: { COPILOT_ALLOW_ALL: 'true' } })).toThrow(
+      'agents.copilotCli(): env.COPILOT_ALLOW_ALL is a safety setting of the profile (undefined)',
+    );
   });
 
   test('a HOME file the profile writes that is not JSON cannot be merged', () => {

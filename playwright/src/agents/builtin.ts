@@ -51,6 +51,11 @@ export interface BuiltinAgent {
   /** The npm package, and the bin it installs. */
   pkg: string;
   bin: string;
+  /**
+   * The bin is a native executable (opencode's), not a script: it runs as it is, never through the project's
+   * Node, which would try to parse the binary as JavaScript.
+   */
+  native?: boolean;
   /** The versions of `pkg` this profile was proven on (recorded and replayed in this repository's examples). */
   proven: string[];
   /** The model id used when the user names none. */
@@ -74,6 +79,16 @@ export interface BuiltinAgent {
 /** A built-in profile function, with the definition it was built from (its package, bin and proven versions). */
 export type BuiltinProfile = ((options?: BuiltinAgentOptions) => AgentProfile) & {
   readonly agent: BuiltinAgent;
+};
+
+/**
+ * A stdout rule: the test's cwd without its leading slash (`tmp/acp-wN-.../acp-snap-.../work`), as agents spell a
+ * path relative to `/` (OpenCode's edit titles outside a git repository, Copilot's `diff --git a/<path>`). The
+ * roots are replaced before a profile's rules run, so only this spelling is left for it.
+ */
+export const CWD_FROM_ROOT = {
+  pattern: '(?<!\\w)tmp/acp-w\\d-\\w{6}/acp-snap-[0-9a-f]{8}-\\w{6}/work',
+  placeholder: '{{cwdFromRoot}}',
 };
 
 /** Builds an agent's profile function from its definition. */
@@ -108,7 +123,7 @@ export function builtinAgent(def: BuiltinAgent): BuiltinProfile {
  * when its package.json is found above the executable.
  */
 export function resolveAgent(
-  def: Pick<BuiltinAgent, 'name' | 'pkg' | 'bin' | 'proven'>,
+  def: Pick<BuiltinAgent, 'name' | 'pkg' | 'bin' | 'proven' | 'native'>,
   projectDir: string,
   options: Pick<BuiltinAgentOptions, 'command' | 'node'>,
 ): { command: string[]; version: string | undefined } {
@@ -121,7 +136,12 @@ export function resolveAgent(
         (options.command ? ' (or correct the `command` option)' : ''),
     );
   let node: string | undefined;
-  if (options.node !== undefined) {
+  if (def.native) {
+    if (options.node !== undefined)
+      throw new Error(
+        `agents.${def.name}(): ${def.bin} is a native executable, not run by Node: drop the \`node\` option.`,
+      );
+  } else if (options.node !== undefined) {
     node = resolve(projectDir, options.node);
     if (!existsSync(node))
       throw new Error(

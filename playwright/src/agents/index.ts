@@ -6,5 +6,7 @@
 export type { BuiltinAgentOptions } from './builtin.js';
 export { claudeAgentAcp } from './claude-agent-acp.js';
 export { codexAcp } from './codex-acp.js';
+export { copilotCli } from './copilot-cli.js';
 export { geminiCli } from './gemini-cli.js';
+export { opencode } from './opencode.js';
 export { qwenCode } from './qwen-code.js';

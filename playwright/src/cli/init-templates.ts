@@ -67,6 +67,12 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     keyEnv: 'OPENAI_API_KEY',
     wire: 'OpenAI Responses',
   },
+  'copilot-cli': {
+    profile: agents.copilotCli,
+    project: 'copilot',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
+  },
   'gemini-cli': {
     profile: agents.geminiCli,
     project: 'gemini',
@@ -74,6 +80,12 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     wire: 'Gemini generateContent',
     // The list exists already: the starter test shows gemini's overwrite as a diff (a new file is asked for too).
     seed: { 'notes.txt': 'bread 🍞\n' },
+  },
+  opencode: {
+    profile: agents.opencode,
+    project: 'opencode',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
   },
   'qwen-code': {
     profile: agents.qwenCode,

@@ -175,7 +175,7 @@ test('an agent that is not installed: the install command (exit 1); an unknown n
   const unknown = await init('--agent', 'goose');
   expect(unknown.code).toBe(2);
   expect(unknown.err).toContain(
-    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, gemini-cli, qwen-code.',
+    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
   );
   expect(unknown.err).toContain('npx acp-snapshot init -- <command...>');
   expect((await init()).code).toBe(2);
@@ -210,6 +210,26 @@ test('an agent version the profile was not proven on (what npm picks on an older
   await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('"0.49.0"', '"0.101.0"'));
   expect((await init('--agent', 'claude-agent-acp')).err).not.toContain(
     'is installed; the profile was proven',
+  );
+});
+
+test('--agent opencode: its bin is a native executable, so the config holds the profile and no Node is asked for', async () => {
+  // opencode-ai's bin is `bin/opencode.exe`, a native binary its package ships for each platform.
+  await install('opencode-ai', '1.18.33', 'opencode', 'bin/opencode.exe');
+  const r = await init('--agent', 'opencode');
+  // No warning: a native executable wants no Node version.
+  expect([r.code, r.err]).toEqual([0, '']);
+  expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
+    'agents: { opencode: agents.opencode() },',
+  );
+  expect(await readFile(join(project, 'tests/opencode.spec.ts'), 'utf8')).toContain(
+    "test('a tool call with a permission request'",
+  );
+  expect(r.out).toContain(
+    'init: wrote playwright.config.ts, tests/opencode.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=opencode:record".',
+  );
+  expect(r.out).toContain(
+    'MODEL_UPSTREAM_URL=<your-provider-base-url> OPENAI_API_KEY=<your-key> npm run record\n',
   );
 });
 

@@ -288,7 +288,7 @@ test('secrets: a home path of a generic user name (/home/user) is not a real hom
   await mkdir(join(s, 'workspace'));
   await writeFile(
     join(s, 'workspace', 'notes.md'),
-    'edit /home/user/project/config.json\nsee /Users/runner/x\nbut /home/username/x\n',
+    'edit /home/user/project/config.json\nsee /Users/runner/x\nbut /home/username/x\nmkdir "/Users/name/My Documents"\n',
   );
   expect(await messages('secrets')).toEqual([
     'fixtures/scenarios/hello/workspace/notes.md:3: contains a real home directory path (rule other-home); re-record it (record mode scrubs it): npm run record -- hello',
