@@ -202,3 +202,42 @@ test('a long string sent again (a system prompt, each call) normalizes as it did
   expect(ids.body(body('req-1'))).toEqual({ a: '{{req#1}}', b: `${'x'.repeat(600)} {{req#2}}` });
   expect(ids.body(body('no id'))).toEqual({ a: 'no id', b: `${'x'.repeat(600)} {{req#1}}` });
 });
+
+test('a recorded request gets the id rules in force now and then matches a live one; what is already a placeholder stays', () => {
+  const n = new RequestNormalizer({
+    roots: { cwd: CWD, user: 'user' },
+    ids: [
+      { path: '/metadata/user_id', placeholder: '{{userId}}' },
+      { pattern: '(?<=OS Version: )[^\\n]+', placeholder: '{{osVersion}}' },
+    ],
+  });
+  const before = {
+    method: 'POST',
+    path: '/v1/messages',
+    body: {
+      system: 'In {{cwd}} as {{user}}\nOS Version: Linux 6.18.44-fc-v1045\n',
+      metadata: { user_id: 'u_1' },
+    },
+  };
+  const live = n.request(
+    'POST',
+    '/v1/messages',
+    {},
+    Buffer.from(
+      JSON.stringify({
+        system: `In ${CWD} as user\nOS Version: Linux 6.18.44-fc-v1272\n`,
+        metadata: { user_id: 'u_2' },
+      }),
+    ),
+  );
+  const recorded = n.recorded(before);
+  expect(recorded.body).toEqual({
+    metadata: { user_id: '{{userId}}' },
+    system: 'In {{cwd}} as {{user}}\nOS Version: {{osVersion#1}}\n',
+  });
+  expect(fingerprint(recorded)).toBe(fingerprint(live));
+  // Applied again (a recording made under the rules): unchanged.
+  expect(n.recorded(recorded)).toEqual(recorded);
+  // No id rules: the request as stored.
+  expect(new RequestNormalizer().recorded(before)).toBe(before);
+});

@@ -219,11 +219,17 @@ export class RequestNormalizer {
   private readonly pathIds: Array<{ path: Segment[]; name: string }> = [];
   private readonly patternIds: Array<{ re: RegExp; name: string }> = [];
   private readonly headerNames: string[];
+  /** The id rules alone, keeping placeholders: what {@link recorded} applies (built on first use). */
+  private idsOnly?: RequestNormalizer;
   private readonly memo = new Map<string, string>();
   private readonly credentials: Secrets;
   private readonly jsonMemo = new Map<string, string>();
 
-  constructor(private readonly options: NormalizeOptions = {}) {
+  constructor(
+    private readonly options: NormalizeOptions = {},
+    /** A pattern id's match that is a placeholder, or lies in one, is kept (see {@link recorded}). */
+    private readonly keepPlaceholders = false,
+  ) {
     this.credentials = { values: options.credentials?.values ?? [] };
     // The shared roots rule spells each directory the dashed way too; `dashed: false` leaves those out.
     const spellings: RootSpelling[] = rootAliases(options.roots ?? {}).filter(
@@ -272,7 +278,10 @@ export class RequestNormalizer {
     let out = this.spellings.some((t) => s.includes(t)) ? this.replacer.text(s) : s;
     out = scrub(out, this.credentials);
     for (const { re, name } of this.patternIds) {
-      out = out.replace(re, (m) => {
+      out = out.replace(re, (m: string, ...rest: unknown[]) => {
+        // The match's offset is the first number after the groups (strings or undefined).
+        const from = rest.find((a) => typeof a === 'number') as number;
+        if (this.keepPlaceholders && inPlaceholder(out, from, m.length)) return m;
         const key = `${name}\u0000${m}`;
         let ph = seen.get(key);
         if (!ph) {
@@ -380,6 +389,22 @@ export class RequestNormalizer {
     return out;
   }
 
+  /**
+   * A recorded request with the id rules in force now applied, so a rule added after the recording (a kernel
+   * version, a session id) matches without recording again. Only the id rules: roots, dates and credentials
+   * were replaced at recording, and this run's roots must not be looked for in another run's placeholders
+   * (the user's name may be a word inside one). A placeholder stays as it is, so a request recorded under
+   * the rule comes out unchanged.
+   */
+  recorded(request: NormalizedRequest): NormalizedRequest {
+    if (!this.options.ids?.length) return request;
+    this.idsOnly ??= new RequestNormalizer({ ids: this.options.ids, dates: false, dashed: false }, true);
+    const out: NormalizedRequest = { ...request };
+    if (request.body !== undefined) out.body = this.idsOnly.body(request.body);
+    if (request.text !== undefined) out.text = this.idsOnly.text(request.text);
+    return out;
+  }
+
   /** A live request as it is stored and matched. */
   request(
     method: string,
@@ -412,6 +437,15 @@ export class RequestNormalizer {
     else out.body = this.body(parsed);
     return out;
   }
+}
+
+const PLACEHOLDER = /\{\{[^{}]*\}\}/g;
+
+/** Whether `s[from, from + length)` is a placeholder or inside one. */
+function inPlaceholder(s: string, from: number, length: number): boolean {
+  for (const m of s.matchAll(PLACEHOLDER))
+    if (m.index <= from && from + length <= m.index + m[0].length) return true;
+  return false;
 }
 
 /** Whether `pattern` may match at `at` or below it (`at` is a prefix it allows). */

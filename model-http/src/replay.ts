@@ -22,6 +22,8 @@ export interface ReplayContext {
   failures: Failure[];
   /** Per recorded exchange: served yet. */
   used: boolean[];
+  /** The recorded requests with the id rules in force now applied (see RequestNormalizer.recorded). */
+  requests: NormalizedRequest[];
   /** fingerprint -> indices of the recorded exchanges with that request, in recorded order. */
   byFingerprint: Map<string, number[]>;
 }
@@ -34,8 +36,10 @@ export function replayContext(
   failures: Failure[],
 ): ReplayContext {
   const byFingerprint = new Map<string, number[]>();
-  exchanges.forEach((ex, i) => {
-    const fp = fingerprint(ex.request);
+  // A rule added since the recording (a kernel version in a system prompt) applies to what was recorded too.
+  const requests = exchanges.map((ex) => normalizer.recorded(ex.request));
+  requests.forEach((request, i) => {
+    const fp = fingerprint(request);
     byFingerprint.set(fp, [...(byFingerprint.get(fp) ?? []), i]);
   });
   return {
@@ -45,6 +49,7 @@ export function replayContext(
     unmatchedStatus,
     failures,
     used: exchanges.map(() => false),
+    requests,
     byFingerprint,
   };
 }
@@ -74,7 +79,7 @@ function take(ctx: ReplayContext, request: NormalizedRequest, call: number): Exc
   else {
     const near = closest(
       request,
-      ctx.exchanges.map((ex, i) => ({ index: i, request: ex.request })),
+      ctx.requests.map((r, i) => ({ index: i, request: r })),
     );
     if (near) failure.closest = near;
   }

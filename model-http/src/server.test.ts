@@ -195,6 +195,64 @@ test('drift: a changed request gets an error in its format at once, and the verd
   expect(v.message).toContain('fixtures/scenarios/hello/exchanges.jsonl');
 });
 
+test('a rule added after the recording applies to the recorded requests too: they replay without recording again', async () => {
+  const dir = test.info().outputPath();
+  // The machine's kernel in the system prompt, as claude-agent-acp sends it; the machine was upgraded since.
+  const kernel = (version: string) => `Environment:\n - Platform: linux\n - OS Version: Linux ${version}\n`;
+  const osVersion = { pattern: '(?<=OS Version: )[^\\n]+', placeholder: '{{osVersion}}' };
+  const withRule = (cwd: string): NormalizeOptions => ({
+    ...normalize(cwd),
+    ids: [...(normalize(cwd).ids ?? []), osVersion],
+  });
+  const record = async (rules: NormalizeOptions, name: string) => {
+    const up = await upstream({ deltas: answerDeltas(CWD_A) });
+    const rec = await server({ mode: 'record', upstream: { baseUrl: up.url }, normalize: rules });
+    const { path, body } = requestFor('anthropic-messages', {
+      ...turn(CWD_A, DAY_A, true),
+      bulk: kernel('6.18.44-fc-v1045'),
+    });
+    expect((await rawRequest(rec.url, 'POST', path, JSON.stringify(body))).status).toBe(200);
+    const file = join(dir, name, 'exchanges.jsonl');
+    writeExchangeLog(file, rec.exchanges, {
+      sidecarsDir: join(dir, name, 'sidecars'),
+      sidecarBytes: 1 << 20,
+    });
+    return { file, exchanges: readExchangeLog(file, { sidecars: join(dir, name, 'sidecars') }) };
+  };
+  const replay = async (exchanges: ReturnType<typeof readExchangeLog>, bulk: string) => {
+    const rep = await server({ mode: 'replay', exchanges, normalize: withRule(CWD_B) });
+    const { path, body } = requestFor('anthropic-messages', { ...turn(CWD_B, DAY_B, true), bulk });
+    const res = await rawRequest(rep.url, 'POST', path, JSON.stringify(body));
+    return { res, verdict: rep.verdict() };
+  };
+
+  // Recorded before the rule: the file holds the old kernel as it was.
+  const before = await record(normalize(CWD_A), 'before');
+  expect(readFileSync(before.file, 'utf8')).toContain('OS Version: Linux 6.18.44-fc-v1045');
+  const upgraded = await replay(before.exchanges, kernel('6.18.44-fc-v1272'));
+  expect(upgraded.res.status, upgraded.res.body.toString()).toBe(200);
+  expect(upgraded.verdict).toMatchObject({ ok: true, calls: 1, failures: [] });
+
+  // Recorded under the rule: its placeholder stays as it is when the rule applies again.
+  const under = await record(withRule(CWD_A), 'under');
+  expect(readFileSync(under.file, 'utf8')).toContain('OS Version: {{osVersion#1}}');
+  const again = await replay(under.exchanges, kernel('7.0.1-other'));
+  expect(again.res.status, again.res.body.toString()).toBe(200);
+  expect(again.verdict).toMatchObject({ ok: true, calls: 1, failures: [] });
+
+  // A live request without the line still fails, naming the closest recorded request and where it differs.
+  const without = await replay(before.exchanges, 'Environment:\n - Platform: linux\n');
+  expect(without.res.status).toBe(400);
+  expect(JSON.parse(without.res.body.toString()).error.message).toContain(
+    'closest recorded request differs at body.system',
+  );
+  expect(without.verdict.failures[0]).toMatchObject({
+    kind: 'unmatched',
+    closest: { index: 0, difference: { path: 'body.system' } },
+  });
+  expect(without.verdict.message).toContain('OS Version: {{osVersion#1}}');
+});
+
 test('unused recorded exchanges fail the verdict, unless the optional matcher excuses them (background calls)', async () => {
   const up = await upstream({ deltas: ['ok'] });
   const rec = await server({ mode: 'record', upstream: { baseUrl: up.url } });

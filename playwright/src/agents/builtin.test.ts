@@ -187,7 +187,10 @@ test.describe('options are merged over the profile', () => {
     });
     const profile = claudeAgentAcp({ projectDir: dir, settleMs: 2000, exitGraceMs: 9000 });
     expect(profile).toMatchObject({ settleMs: 2000, exitGraceMs: 9000, exit: 'signal' });
-    expect(profile.requestIds).toEqual([{ path: '/metadata/user_id', placeholder: '{{userId}}' }]);
+    expect(profile.requestIds).toEqual([
+      { path: '/metadata/user_id', placeholder: '{{userId}}' },
+      { pattern: '(?<=OS Version: )[^\\n]+', placeholder: '{{osVersion}}' },
+    ]);
   });
 });
 

@@ -60,7 +60,12 @@ export const claudeAgentAcp = builtinAgent({
       // is written first (seen once in a re-recording).
       racingPermissionRequests: true,
     },
-    // metadata.user_id holds the ACP session id.
-    requestIds: [{ path: '/metadata/user_id', placeholder: '{{userId}}' }],
+    requestIds: [
+      // metadata.user_id holds the ACP session id.
+      { path: '/metadata/user_id', placeholder: '{{userId}}' },
+      // The system prompt's environment names the machine's kernel (`OS Version: Linux 6.18.44-...`): it
+      // changes with every upgrade of the machine, and recordings made before this rule replay under it.
+      { pattern: '(?<=OS Version: )[^\\n]+', placeholder: '{{osVersion}}' },
+    ],
   }),
 });
