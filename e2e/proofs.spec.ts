@@ -228,7 +228,7 @@ test('refresh lands intended changes: a prompt word, a tool description and an o
     ['Make the smallest change', 'Make the minimal change'],
     ['Read a text file. Each output line', 'Read one text file. Each output line'],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal as it stands in the agent's bundle.
-    ['[exit code: ${result.exitCode}]', '[exit status: ${result.exitCode}]'],
+    ['[exit code: ${exitCode}]', '[exit status: ${exitCode}]'],
   ]);
   try {
     const before = await snapshotFiles(dir);

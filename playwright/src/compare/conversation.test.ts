@@ -308,3 +308,18 @@ test("a terminal embedded in a tool call shows its command, the client's latest 
   ]);
   expect(blocks[1]!.body).toBe('$ /bin/bash -c pwd; sleep 1\n[earlier output dropped]\nw\nlast\n[exit 0]');
 });
+
+test("a snapshot's permission request is paired with the client's answer in turn when the ids were numbered apart", () => {
+  // A committed stdout numbers the agent's ids ({{id:3}}); the client's answer keeps its own.
+  const stdout = [
+    j({
+      jsonrpc: '2.0',
+      id: '{{id:3}}',
+      method: 'session/request_permission',
+      params: { sessionId: 's', toolCall: { toolCallId: 'c1', title: 'Edit greeting.py' }, options: OPTIONS },
+    }),
+  ];
+  const sent = [j({ jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'selected', optionId: 'ok' } } })];
+  const [block] = conversation(stdout, sent);
+  expect(block!.body).toContain('answered: Allow (allow_once)');
+});

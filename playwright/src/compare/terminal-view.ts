@@ -23,15 +23,24 @@ export interface TerminalView {
 /** The client's answers to the agent's requests, each taken by the first request with its id that asks. */
 export class AnswersById {
   private readonly byId = new Map<string, Json[]>();
-  constructor(answers: readonly Json[]) {
-    for (const a of answers) {
+  private readonly used = new Set<Json>();
+  constructor(private readonly inOrder: readonly Json[]) {
+    for (const a of inOrder) {
       const key = JSON.stringify(a.id);
       this.byId.set(key, [...(this.byId.get(key) ?? []), a]);
     }
   }
-  /** The answer to a request (removed, so a later request reusing the id, in another process, gets its own). */
+  /**
+   * The answer to a request (taken, so a later request reusing the id, in another process, gets its own). When
+   * no answer carries the request's id (a snapshot numbers the agent's ids as `{{id:N}}` apart from the client's),
+   * the first answer not yet taken, as the client answers in turn.
+   */
   take(request: Json): Json | undefined {
-    return this.byId.get(JSON.stringify(request.id))?.shift();
+    const answer =
+      this.byId.get(JSON.stringify(request.id))?.find((a) => !this.used.has(a)) ??
+      this.inOrder.find((a) => !this.used.has(a));
+    if (answer) this.used.add(answer);
+    return answer;
   }
 }
 
