@@ -114,3 +114,33 @@ test('a `__proto__` key (JSON.parse keeps it as data) stays a key, and normalizi
   expect(normalizeStdout([{ text: once[0]!, process: 0 }])).toEqual(once);
   expect(normalizeJsonlText(`${line}\n`)).toBe(`${once[0]}\n`);
 });
+
+test("a path streamed in pieces keeps its slices when a session's usage or title update lands between two pieces", () => {
+  const update = (u: Record<string, unknown>) => ({
+    process: 0,
+    text: JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: u } }),
+  });
+  const chunk = (text: string) =>
+    update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  const cut = 2;
+  const lines = [
+    chunk(' from '),
+    chunk(roots.cwd.slice(0, cut)),
+    update({ sessionUpdate: 'usage_update', used: 512, size: 200000 }),
+    update({ sessionUpdate: 'session_info_update', title: 'Where am I?' }),
+    chunk(`${roots.cwd.slice(cut)}.`),
+    // A tool call ends the message: a path piece after it is another text.
+    update({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'Read' }),
+    chunk(roots.cwd.slice(0, cut)),
+  ];
+  const texts = normalizeStdout(lines, { roots }).map((l) => JSON.parse(l).params.update.content?.text);
+  expect(texts).toEqual([
+    ' from ',
+    `{{cwd[0:${cut}]}}`,
+    undefined,
+    undefined,
+    `{{cwd[${cut}:]}}.`,
+    undefined,
+    roots.cwd.slice(0, cut),
+  ]);
+});

@@ -60,6 +60,23 @@ function atLine<T>(where: string, body: () => T): T {
 
 const STREAMED_UPDATES = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk']);
 
+/**
+ * Updates about the session, not its conversation: they may arrive between two chunks of one message (claude's
+ * usage and title updates land anywhere in a turn), so they do not end a run of streamed chunks.
+ */
+const SESSION_STATE_UPDATES = new Set([
+  'usage_update',
+  'available_commands_update',
+  'session_info_update',
+  'current_mode_update',
+  'config_option_update',
+]);
+
+function isSessionStateUpdate(v: unknown): boolean {
+  const m = v as { method?: unknown; params?: { update?: { sessionUpdate?: unknown } } } | null;
+  return m?.method === 'session/update' && SESSION_STATE_UPDATES.has(String(m.params?.update?.sessionUpdate));
+}
+
 /** A `session/update` notification carrying one streamed text fragment, with the run it belongs to. */
 function streamedChunk(v: unknown): { key: string; update: { content: { text: string } } } | undefined {
   if (!v || typeof v !== 'object') return undefined;
@@ -112,7 +129,7 @@ export class Normalizer {
     for (const v of values) {
       const chunk = streamedChunk(v);
       if (!chunk) {
-        flush();
+        if (!isSessionStateUpdate(v)) flush();
         continue;
       }
       if (chunk.key !== key) flush();
