@@ -33,7 +33,7 @@ const HARNESS_ALIAS = {
   '@acp-snapshot/model-http': join(root, 'model-http/src/index.ts'),
   '@acp-snapshot/conformance': join(root, 'conformance/src/index.ts'),
   // The process spawn alone (the driver's), without the kit (esbuild takes the exact key before the prefix).
-  '@acp-snapshot/conformance/process': join(root, 'conformance/src/piped-child.ts'),
+  '@acp-snapshot/conformance/process': join(root, 'conformance/src/process.ts'),
 };
 /** How the agent is bundled (shared with the SDK floor of the agent bench). */
 const AGENT_BUNDLE = {
@@ -77,7 +77,7 @@ const entries = [
     // The emulator's dist is a bundle itself: imported at run time, not bundled again.
     external: ['@acp-snapshot/core', '@acp-snapshot/session-log', '@acp-snapshot/emulator', 'zod'],
   },
-  { in: 'conformance/src/piped-child.ts', out: 'conformance/dist/process.js' },
+  { in: 'conformance/src/process.ts', out: 'conformance/dist/process.js' },
   // The harness package: self-contained (installed elsewhere, it finds none of this repository's packages);
   // only Playwright, which the user's project installs, stays outside.
   {

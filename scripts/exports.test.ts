@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -51,4 +51,31 @@ test('the table counts what each entry exports and what another folder imports, 
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+/** The package users import: its names are the API, used or not by this repository. */
+const PUBLIC_ENTRY = '@acp-snapshot/playwright';
+
+test('no workspace entry exports a name that nothing outside its package imports (the public entry excepted)', () => {
+  const unused = exportTable()
+    .filter((r) => r.spec !== PUBLIC_ENTRY && r.unused.length > 0)
+    .map((r) => `${r.spec}: ${r.unused.join(', ')}`);
+  expect(
+    unused,
+    'remove these names from the entry (its own tests import the module by a relative path); ' +
+      'list them with: node --import tsx scripts/exports.ts --unused',
+  ).toEqual([]);
+});
+
+test('no entry re-exports a whole module (`export *`): every name it exports is listed where it is exported', () => {
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '*.ts'], {
+    cwd: join(import.meta.dirname, '..'),
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((f) => f !== '' && !f.includes('node_modules/') && !f.startsWith('fixtures/'));
+  const offenders = files.filter((f) =>
+    /^export \* from /m.test(readFileSync(join(import.meta.dirname, '..', f), 'utf8')),
+  );
+  expect(offenders, 'name each re-exported name: export { a, type B } from "./module.js"').toEqual([]);
 });

@@ -1,6 +1,7 @@
 /**
  * The exported names of each workspace package entry and how many of them another folder imports
- * (`node --import tsx scripts/exports.ts`; `--unused` lists the names no other folder imports).
+ * (`node --import tsx scripts/exports.ts`: exit 1 and the names when an entry other than the public
+ * `@acp-snapshot/playwright` exports one no other folder imports; `--unused` lists the public entry's too).
  * An export nobody outside the package uses is surface to keep stable for no one: this table is how a
  * change that trims a package's index shows what it removed.
  */
@@ -165,7 +166,9 @@ export function formatTable(rows: readonly Row[]): string {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const rows = exportTable();
   console.log(formatTable(rows));
-  if (process.argv.includes('--unused'))
-    for (const r of rows)
-      if (r.unused.length > 0) console.log(`\n${r.spec} (unused):\n  ${r.unused.join('\n  ')}`);
+  for (const r of rows)
+    if (r.unused.length > 0 && (process.argv.includes('--unused') || r.spec !== '@acp-snapshot/playwright'))
+      console.log(`\n${r.spec} (unused):\n  ${r.unused.join('\n  ')}`);
+  // The public entry is the API users import; every other entry exports only what another package uses.
+  if (rows.some((r) => r.spec !== '@acp-snapshot/playwright' && r.unused.length > 0)) process.exitCode = 1;
 }

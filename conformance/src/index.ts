@@ -4,23 +4,9 @@
  * model stand-in, and the command line the harness runs as `acp-snapshot conformance`. The agent's process
  * spawn alone is `@acp-snapshot/conformance/process`.
  */
-export type { Check, TurnKind } from './check.js';
+export type { TurnKind } from './check.js';
 export { ALL_CHECKS } from './checks/index.js';
 export { runConformanceCli } from './cli.js';
-export {
-  type ConformanceProfile,
-  loadProfile,
-  type ProfileTargetOptions,
-  parseProfile,
-  profileTarget,
-} from './profile-target.js';
-export {
-  type AgentTarget,
-  type CheckResult,
-  formatTable,
-  type PreparedTarget,
-  type PrepareInput,
-  runCheck,
-  runChecks,
-} from './runner.js';
+export { loadProfile, parseProfile, profileTarget } from './profile-target.js';
+export { type AgentTarget, type PrepareInput, runCheck } from './runner.js';
 export { checkDef, SCHEMA_PATH } from './schema.js';

@@ -56,7 +56,6 @@ export {
   hydrateText,
   parseRootsEnv,
   ROOT_NAMES,
-  type RootMatch,
   RootReplacer,
   type RootSpelling,
   replaceRoots,

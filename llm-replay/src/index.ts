@@ -12,11 +12,6 @@ import type { RecordedContext } from './drift.js';
 import { loadFixture } from './fixture.js';
 import { ReplayPlayer, type Timing } from './player.js';
 
-export { type Drift, findDrift, type RecordedContext } from './drift.js';
-export { ReplayConcurrencyError, ReplayDriftError, ReplayError, ReplayExhaustedError } from './errors.js';
-export { type LoadedFixture, loadFixture, ReplayFixtureError } from './fixture.js';
-export { ReplayPlayer, type ReplayPlayerOptions, type Timing } from './player.js';
-
 /** A config value that may be absent: the overlay substitutes an unset optional variable as "" or null. */
 const optionalPath = z
   .union([z.string(), z.null()])
@@ -24,7 +19,7 @@ const optionalPath = z
   .transform((v) => (v ? v : undefined));
 
 /** The plugin's options block (other keys, such as the overlay's nulled live-adapter keys, are ignored). */
-export const ReplayPluginOptions = z.looseObject({
+const ReplayPluginOptions = z.looseObject({
   /** Path of the scenario's recorded session log (projected fixture or raw log, plain or gzip). */
   fixture: optionalPath,
   /** Path of replay.override.json: replaces the derived script with its explicit calls. */
@@ -45,7 +40,6 @@ export const ReplayPluginOptions = z.looseObject({
   persistRoot: optionalPath,
   home: optionalPath,
 });
-export type ReplayPluginOptions = z.infer<typeof ReplayPluginOptions>;
 
 /**
  * The replay LLM plugin, loaded by the agent by name ('replay'). Reads the fixture (and override),

@@ -14,27 +14,37 @@ export {
 } from '@acp-snapshot/conformance';
 // What recording scrubs by (the failure catalog's harness layer checks its attachments with it).
 export { machineSecrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
-export * from '../compare/failure-artifacts.js';
-export * from '../compare/harvest.js';
-export * from '../compare/replay-report.js';
-export * from '../compare/snapshot-store.js';
-export * from '../compare/verdict.js';
-export * from '../driver/driver.js';
-export * from '../modes/fixture-write.js';
-export * from '../modes/record.js';
-export * from '../modes/record-gate.js';
-export * from '../modes/refresh.js';
-export * from '../modes/scenario-run.js';
-export * from '../modes/sidecars.js';
-export * from '../normalize/normalize.js';
-export * from '../process/orphans.js';
-export * from '../roots/roots.js';
-export * from '../roots/run-dirs.js';
-export * from '../rules/guards.js';
-export * from '../scenario/corpus.js';
-export * from '../scenario/input.js';
-export * from './conformance-targets.js';
-export * from './packed-harness.js';
-export * from './runner-env.js';
-export * from './sdk-example.js';
-export * from './suite-test.js';
+export { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
+export { recordedModelCalls } from '../compare/harvest.js';
+export { replayFailures } from '../compare/replay-report.js';
+export { readExpected } from '../compare/snapshot-store.js';
+export { findingsText, replayVerdict } from '../compare/verdict.js';
+export { DriverError, type DriverResult, type StdoutLine, type StepRunner } from '../driver/driver.js';
+export { RecordingFailed, recordScenario, recordTargetFor } from '../modes/record.js';
+export { refreshScenario } from '../modes/refresh.js';
+export { runCorpusScenario } from '../modes/scenario-run.js';
+export { pruneSidecars } from '../modes/sidecars.js';
+export { normalizeJsonlText } from '../normalize/normalize.js';
+export { processesInside } from '../process/orphans.js';
+export { machineRoots, scenarioKey } from '../roots/roots.js';
+export { RunDirs } from '../roots/run-dirs.js';
+export { ALL_ROW_KINDS, checkFixtures } from '../rules/guards.js';
+export {
+  discoverScenarios,
+  fixturesDir,
+  REPO_ROOT,
+  repoGuardOptions,
+  type ScenarioPaths,
+  scenarioPaths,
+} from '../scenario/corpus.js';
+export type { ScenarioInput } from '../scenario/input.js';
+export {
+  ourAgentBuilt,
+  ourAgentReplayTarget,
+  ourAgentTarget,
+  sdkExampleTarget,
+} from './conformance-targets.js';
+export { OFFLINE_FIRST_NPM, packedProject, packedTemplate, TARBALL } from './packed-harness.js';
+export { childRunnerEnv } from './runner-env.js';
+export { SDK_EXAMPLE_AGENT } from './sdk-example.js';
+export { expect, test } from './suite-test.js';
