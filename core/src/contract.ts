@@ -21,8 +21,18 @@ export const CONTRACT_ENV = {
 /** What the agent runs for: replaying a recording, recording against a model, or re-deriving a recording. */
 export type SnapshotMode = 'replay' | 'record' | 'refresh';
 
-/** Every line the replay plugin writes to stderr starts with this. */
+/**
+ * The replay plugin's stderr lines that the harness reads: its report (JSON) and its failures (text for people).
+ * Its other lines, warnings and per-process notes, start with {@link REPLAY_NOTE_PREFIX}, so a reader tells a
+ * failure from a note by the prefix, never by the wording.
+ */
 export const REPLAY_LINE_PREFIX = 'llm-replay: ';
+
+/** A replay plugin line that is not a failure (a warning about the fixture, calls this process did not make). */
+export const REPLAY_NOTE_PREFIX = 'llm-replay note: ';
+
+/** The error code of a turn that replay could not serve (drift, an exhausted script), as `turn/end` persists it. */
+export const REPLAY_ERROR_CODE = 'replay';
 
 /**
  * Where a live model request first differs from the recorded one, as data (the replay plugin's error text is for

@@ -1,4 +1,4 @@
-import { LlmProviderError } from '@acp-snapshot/core';
+import { LlmProviderError, REPLAY_ERROR_CODE } from '@acp-snapshot/core';
 
 /**
  * Replay's serving failures. They are LlmProviderErrors with code 'replay' (and keep that class name,
@@ -10,7 +10,7 @@ export class ReplayError extends LlmProviderError {
     readonly replayError: 'ReplayDriftError' | 'ReplayExhaustedError' | 'ReplayConcurrencyError',
     message: string,
   ) {
-    super(`${replayError}: ${message}`, 'replay');
+    super(`${replayError}: ${message}`, REPLAY_ERROR_CODE);
   }
 }
 

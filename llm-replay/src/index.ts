@@ -1,4 +1,4 @@
-import { CONTRACT_ENV, type LlmPluginFactory, parseRootsEnv } from '@acp-snapshot/core';
+import { CONTRACT_ENV, type LlmPluginFactory, parseRootsEnv, REPLAY_NOTE_PREFIX } from '@acp-snapshot/core';
 import {
   deriveReplayScript,
   loadOverride,
@@ -63,7 +63,7 @@ export const createPlugin: LlmPluginFactory = async ({ options, env, log }) => {
     );
   }
   const fixture = o.fixture ? await loadFixture(o.fixture) : undefined;
-  for (const w of fixture?.warnings ?? []) log(`llm-replay: warning: ${o.fixture}: ${w}`);
+  for (const w of fixture?.warnings ?? []) log(`${REPLAY_NOTE_PREFIX}warning: ${o.fixture}: ${w}`);
 
   let entries: Awaited<ReturnType<typeof loadOverride>>;
   if (o.override) {

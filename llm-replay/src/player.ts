@@ -7,6 +7,7 @@ import {
   type LlmPlugin,
   LlmProviderError,
   type LlmRequest,
+  REPLAY_NOTE_PREFIX,
   type ReplayDrift,
   recordCommand,
   refreshCommand,
@@ -221,7 +222,7 @@ export class ReplayPlayer implements LlmPlugin {
     if (unused.length > 0) {
       const n = unused.length;
       this.opts.log(
-        `llm-replay: scenario ${scenario}: ${n} recorded model call${n === 1 ? ' was' : 's were'} never made ` +
+        `${REPLAY_NOTE_PREFIX}scenario ${scenario}: ${n} recorded model call${n === 1 ? ' was' : 's were'} never made ` +
           `(call${n === 1 ? '' : 's'} ${unused.join(', ')}) by this agent process`,
       );
     }

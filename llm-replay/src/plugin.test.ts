@@ -113,7 +113,7 @@ test('drift: a changed prompt fails call N with the part, recorded vs live text 
   ]);
   await p.close!();
   expect(lines.at(-1)).toBe(
-    'llm-replay: scenario hello: 3 recorded model calls were never made (calls 1, 2, 3) by this agent process',
+    'llm-replay note: scenario hello: 3 recorded model calls were never made (calls 1, 2, 3) by this agent process',
   );
 });
 
@@ -186,7 +186,7 @@ test('calls left unused are reported at close, in the line the harness reads and
   expect(lines).toEqual([
     'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
     'llm-replay: {"scenario":"hello","consumed":[1],"total":3}',
-    'llm-replay: scenario hello: 2 recorded model calls were never made (calls 2, 3) by this agent process',
+    'llm-replay note: scenario hello: 2 recorded model calls were never made (calls 2, 3) by this agent process',
   ]);
 });
 

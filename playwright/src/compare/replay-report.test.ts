@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPLAY_ERROR_CODE, REPLAY_NOTE_PREFIX } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
 import { fixturesDir } from '../scenario/corpus.js';
 import {
@@ -42,7 +43,7 @@ test('unused recorded calls: the stderr reports against the model calls of the e
 test('replay errors are the plugin lines other than its report, else replay errors ending a turn', () => {
   const stderr = [
     'llm-replay: request drift at turn 1 step 0: messages[2].content differs\nllm-replay:   live "hi"\nllm-replay: {"scenario":"s","consumed":[1],"total":2}\n' +
-      'llm-replay: scenario s: 1 recorded model call was never made (call 2) by this agent process\nllm-replay: warning: x\n',
+      `${REPLAY_NOTE_PREFIX}scenario s: 1 recorded model call was never made (call 2) by this agent process\n${REPLAY_NOTE_PREFIX}warning: x\n`,
   ];
   expect(replayFailures(stderr, [])).toEqual([
     'request drift at turn 1 step 0: messages[2].content differs',
@@ -53,10 +54,18 @@ test('replay errors are the plugin lines other than its report, else replay erro
       event: {
         type: 'turn/end',
         kind: 'error',
-        error: { message: 'fixture exhausted at call 3', code: 'replay_exhausted' },
+        error: { message: 'ReplayExhaustedError: fixture exhausted at call 3', code: REPLAY_ERROR_CODE },
       },
     },
-    { event: { type: 'turn/end', kind: 'error', error: { message: 'HTTP 401', code: 'provider' } } },
+    { event: { type: 'turn/end', kind: 'error', error: { message: 'HTTP 401', code: 'unauthorized' } } },
+    // A provider's message that mentions replay or drift is still the provider's, not replay's.
+    {
+      event: {
+        type: 'turn/end',
+        kind: 'error',
+        error: { message: 'model drift replay', code: 'bad_request' },
+      },
+    },
   ];
-  expect(replayFailures([''], records)).toEqual(['fixture exhausted at call 3']);
+  expect(replayFailures([''], records)).toEqual(['ReplayExhaustedError: fixture exhausted at call 3']);
 });

@@ -4,6 +4,7 @@
  */
 import {
   parseReplayReport,
+  REPLAY_ERROR_CODE,
   REPLAY_LINE_PREFIX,
   type ReplayDrift,
   type ReplayReport,
@@ -80,12 +81,9 @@ export function replayErrors(stderr: readonly string[]): string[] {
   const out: string[] = [];
   for (const line of stderr.flatMap((t) => t.split('\n'))) {
     if (!line.startsWith(REPLAY_LINE_PREFIX)) continue;
-    const rest = line.slice(REPLAY_LINE_PREFIX.length);
-    const isReport = parseReplayReport(line) !== undefined;
-    // Warnings and the per-process "never made by this agent process" note are not failures: the
-    // harness judges unused calls over all processes of the scenario.
-    if (!isReport && !/^warning:/.test(rest) && !/never made .*by this agent process/.test(rest))
-      out.push(rest);
+    // Notes (warnings, calls one process did not make) have a prefix of their own: the harness judges
+    // unused calls over all processes of the scenario.
+    if (parseReplayReport(line) === undefined) out.push(line.slice(REPLAY_LINE_PREFIX.length));
   }
   return out;
 }
@@ -103,7 +101,7 @@ export function replayFailures(
   for (const r of records) {
     const e = r.event as { type: string; kind?: string; error?: { message: string; code?: string } };
     if (e.type !== 'turn/end' || e.kind !== 'error' || !e.error) continue;
-    if (/replay|drift|exhausted/i.test(`${e.error.code ?? ''} ${e.error.message}`)) out.push(e.error.message);
+    if (e.error.code === REPLAY_ERROR_CODE) out.push(e.error.message);
   }
   return out;
 }
