@@ -299,7 +299,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const argv = process.argv.slice(2);
     // The smoke run is asynchronous and loads its own module only when asked for.
-    if (argv[0] === 'probe') process.exit(await (await import('./registry-probe.mjs')).probeMain(argv.slice(1)));
+    if (argv[0] === 'probe')
+      process.exit(await (await import('./registry-probe.mjs')).probeMain(argv.slice(1)));
     process.exit(main(argv));
   } catch (e) {
     console.error(`compat-table: ${e.message}`);

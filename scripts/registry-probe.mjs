@@ -49,7 +49,7 @@ const USAGE =
  * @typedef {{ answered: boolean, protocolVersion?: unknown, error?: string }} V2Result
  * @typedef {{ ok: boolean, phase?: 'write'|'replay', error?: string }} StarterResult
  * @typedef {{ id: string, package: string, install: InstallResult, checks?: CheckOutcome[], v2?: V2Result,
- *   starter?: StarterResult, ms?: number }} ProbeResult
+ *   starter?: StarterResult, ms?: number, scratch?: string }} ProbeResult
  */
 
 /** The first line of a text that says something, trimmed to `max` characters. */
@@ -62,7 +62,8 @@ export function gist(text, max = 140) {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-const LOGIN = /\b(log ?in|sign ?in|auth\w*|unauthori[sz]ed|credential|api[ _-]?key|token|subscription|account)\b/i;
+const LOGIN =
+  /\b(log ?in|sign ?in|auth\w*|unauthori[sz]ed|credential|api[ _-]?key|token|subscription|account)\b/i;
 const MODEL = /\b(base ?url|endpoint|provider|model)\b/i;
 const ARGS = /\b(unknown|unrecognized|invalid) (option|argument|flag|command)|too many arguments/i;
 const HOME_FILE = /\b(ENOENT|EACCES|settings|config(uration)?)\b/i;
@@ -149,7 +150,9 @@ const cell = (v) => String(v).replaceAll('|', '\\|').replaceAll('\n', ' ');
 /** The rows as a Markdown table. */
 export function probeTable(rows) {
   const head = `| ${COLUMNS.map(([, h]) => h).join(' | ')} |\n| ${COLUMNS.map(() => '---').join(' | ')} |`;
-  const body = rows.map((r) => `| ${COLUMNS.map(([k]) => cell(r[k] || (k === 'lacked' ? 'nothing' : '—'))).join(' | ')} |`);
+  const body = rows.map(
+    (r) => `| ${COLUMNS.map(([k]) => cell(r[k] || (k === 'lacked' ? 'nothing' : '—'))).join(' | ')} |`,
+  );
   return [head, ...body].join('\n');
 }
 
@@ -180,7 +183,13 @@ export function parseTargets(argv, list = registryAgents()) {
       const [name, version] = at > 0 ? [a.slice(0, at), a.slice(at + 1)] : [a, undefined];
       const entry = list.agents.find((e) => e.id === name || e.package === name);
       const pkg = entry?.package ?? name;
-      targets.push({ ...entry, id: entry?.id ?? name, package: pkg, spec: version ? `${pkg}@${version}` : pkg, start });
+      targets.push({
+        ...entry,
+        id: entry?.id ?? name,
+        package: pkg,
+        spec: version ? `${pkg}@${version}` : pkg,
+        start,
+      });
     }
   }
   if (!targets.length) throw new Error(`no agent named\n${USAGE}`);
@@ -249,7 +258,10 @@ async function install(target, dir) {
     { cwd: dir, env: process.env, timeoutMs: DEADLINES.install },
   );
   if (r.code !== 0)
-    return { ok: false, error: r.timedOut ? `npm install took over ${DEADLINES.install / 1000} s` : r.stderr || r.stdout };
+    return {
+      ok: false,
+      error: r.timedOut ? `npm install took over ${DEADLINES.install / 1000} s` : r.stderr || r.stdout,
+    };
   const deps = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies ?? {};
   const name = Object.keys(deps)[0];
   const pkgJson = join(dir, 'node_modules', name, 'package.json');
@@ -270,7 +282,9 @@ export function startCommand(target, dir, name) {
     const bins = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).bin;
     const names = typeof bins === 'string' ? [name.split('/').pop()] : Object.keys(bins ?? {});
     if (names.length !== 1)
-      throw new Error(`${name}: ${names.length ? `executables ${names.join(', ')}` : 'no executable'}; name the start command with --start 'BIN ARGS'`);
+      throw new Error(
+        `${name}: ${names.length ? `executables ${names.join(', ')}` : 'no executable'}; name the start command with --start 'BIN ARGS'`,
+      );
     bin = names[0];
   }
   return [join(dir, 'node_modules/.bin', bin), ...(target.args ?? [])];
@@ -283,19 +297,35 @@ async function conformance(command, env, dir) {
   writeFileSync(profile, JSON.stringify({ command, env }));
   const r = await runBounded(
     process.execPath,
-    [CLI, 'conformance', '--only', PROBE_CHECKS.join(','), '--jobs', '1', '--deadline-scale', '3', '--json', report, '--profile', profile],
+    [
+      CLI,
+      'conformance',
+      '--only',
+      PROBE_CHECKS.join(','),
+      '--jobs',
+      '1',
+      '--deadline-scale',
+      '3',
+      '--json',
+      report,
+      '--profile',
+      profile,
+    ],
     { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeoutMs: DEADLINES.conformance },
   );
   if (!existsSync(report))
     return PROBE_CHECKS.map((id) => ({
       id,
       status: 'fail',
-      detail: r.timedOut ? `the conformance run took over ${DEADLINES.conformance / 1000} s` : gist(r.stderr || r.stdout, 300),
+      detail: r.timedOut
+        ? `the conformance run took over ${DEADLINES.conformance / 1000} s`
+        : gist(r.stderr || r.stdout, 300),
     }));
   return JSON.parse(readFileSync(report, 'utf8')).results.map((c) => ({
     id: c.id,
     status: c.status,
     detail: c.detail,
+    pids: c.pids,
     transcript: String(c.transcript ?? '').slice(0, 4000),
   }));
 }
@@ -306,7 +336,11 @@ async function askV2(command, env, home) {
     jsonrpc: '2.0',
     id: 1,
     method: 'initialize',
-    params: { protocolVersion: 2, clientCapabilities: {}, clientInfo: { name: 'acp-snapshot-probe', version: '0' } },
+    params: {
+      protocolVersion: 2,
+      clientCapabilities: {},
+      clientInfo: { name: 'acp-snapshot-probe', version: '0' },
+    },
   });
   let answer;
   const r = await runBounded(command[0], command.slice(1), {
@@ -357,7 +391,14 @@ async function starter(command, env, dir) {
     const report = join(dir, `starter-${phase}.json`);
     const r = await runBounded(
       process.execPath,
-      [PLAYWRIGHT, 'test', '-c', 'playwright.config.ts', '--reporter=json', ...(phase === 'write' ? ['--update-snapshots=all'] : [])],
+      [
+        PLAYWRIGHT,
+        'test',
+        '-c',
+        'playwright.config.ts',
+        '--reporter=json',
+        ...(phase === 'write' ? ['--update-snapshots=all'] : []),
+      ],
       {
         cwd: dir,
         env: { ...cleanEnv(home), CI: '1', PLAYWRIGHT_JSON_OUTPUT_NAME: report },
@@ -365,7 +406,9 @@ async function starter(command, env, dir) {
       },
     );
     if (r.code === 0) continue;
-    const error = r.timedOut ? `the starter took over ${DEADLINES.starter / 1000} s` : starterError(report, r);
+    const error = r.timedOut
+      ? `the starter took over ${DEADLINES.starter / 1000} s`
+      : starterError(report, r);
     // Since Playwright 1.64 a run that writes a first snapshot fails the test that wrote it: the replay judges.
     if (phase === 'write' && firstWriteOnly(error)) continue;
     return { ok: false, phase, error };
@@ -385,7 +428,8 @@ function starterError(report, r) {
     const found = [];
     const walk = (s) => {
       for (const spec of s.specs ?? [])
-        for (const t of spec.tests ?? []) for (const res of t.results ?? []) if (res.error?.message) found.push(res.error.message);
+        for (const t of spec.tests ?? [])
+          for (const res of t.results ?? []) if (res.error?.message) found.push(res.error.message);
       for (const sub of s.suites ?? []) walk(sub);
     };
     const json = JSON.parse(readFileSync(report, 'utf8'));
@@ -421,7 +465,12 @@ export async function probe(target, log = () => {}) {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'acp-probe-'));
   /** @type {ProbeResult} */
-  const result = { id: target.id, package: target.local ? target.id : target.package, install: { ok: false } };
+  const result = {
+    id: target.id,
+    package: target.local ? target.id : target.package,
+    install: { ok: false },
+    scratch: dir,
+  };
   try {
     log(`${target.id}: npm install ${target.spec}`);
     result.install = await install(target, dir);
@@ -429,7 +478,9 @@ export async function probe(target, log = () => {}) {
     result.package = target.local ? result.install.name : target.package;
     const command = startCommand(target, dir, result.install.name);
     const env = target.env ?? {};
-    log(`${target.id}: ${result.install.version}, conformance (${command.slice(1).join(' ') || 'no arguments'})`);
+    log(
+      `${target.id}: ${result.install.version}, conformance (${command.slice(1).join(' ') || 'no arguments'})`,
+    );
     result.checks = await conformance(command, env, dir);
     if (!result.checks.some((c) => c.id.startsWith('initialize.') && c.status === 'pass')) return result;
     log(`${target.id}: initialize asking for version 2`);
