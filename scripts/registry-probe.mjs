@@ -40,7 +40,8 @@ export const PROBE_CHECKS = [
 export const DEADLINES = { install: 600_000, conformance: 240_000, v2: 60_000, starter: 180_000 };
 
 const USAGE =
-  "usage: npm run compat -- probe [--json FILE] [--start 'BIN ARGS'] (--all | ID | PKG[@VERSION] | DIR | FILE.tgz)...";
+  "usage: npm run compat -- probe [--json FILE] [--start 'BIN ARGS'] (--all | ID | PKG[@VERSION] | DIR | FILE.tgz)...\n" +
+  '       npm run compat -- probe --table FILE   (the table of an earlier run from its --json results)';
 
 /** What the probe of one target found; each step is absent when an earlier one made it pointless. */
 /**
@@ -69,19 +70,38 @@ const ARGS = /\b(unknown|unrecognized|invalid) (option|argument|flag|command)|to
 const HOME_FILE = /\b(ENOENT|EACCES|settings|config(uration)?)\b/i;
 const NOT_FOUND = /\b(E404|404 Not Found|No matching version|ETARGET)\b/;
 
-/** The error text of a failed check: the detail, else the agent's stderr and exit in the transcript. */
+/**
+ * What a failed check says: its detail, or, when the agent never answered, the telling line of the stderr its
+ * transcript kept (a line that names a login, a model or an option, else the last one).
+ */
 function failureText(check) {
-  const stderr = /stderr[^\n]*\n([\s\S]*?)(\n\S+:|$)/i.exec(check.transcript ?? '')?.[1] ?? '';
-  return `${check.detail}\n${stderr}`;
+  const stderr = /## stderr\n([\s\S]*?)\n## exit:/.exec(check.transcript ?? '')?.[1] ?? '';
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  if (/"message"/.test(check.detail) || !lines.length) return check.detail;
+  return lines.find((l) => ARGS.test(l) || LOGIN.test(l) || MODEL.test(l)) ?? lines.at(-1);
+}
+
+/** What an error text says, in one line: a JSON-RPC error's message where there is one (clipped or not). */
+export function reason(text) {
+  const message = /"message":\s*"((?:[^"\\]|\\.)*)/.exec(text)?.[1];
+  if (message === undefined) return gist(text, 120);
+  let plain = message;
+  try {
+    plain = JSON.parse(`"${message.replace(/\\$/, '')}"`);
+  } catch {}
+  return gist(plain, 120);
 }
 
 /** Which profile field an error text says is missing, in words a profile writer acts on. */
 export function lackedFrom(text, when) {
-  if (ARGS.test(text)) return `a start command: ${gist(text.match(ARGS)?.input ?? text)}`;
-  if (LOGIN.test(text)) return `a login or key before ${when}: ${gist(text)}`;
-  if (MODEL.test(text)) return `a model base URL setting before ${when}: ${gist(text)}`;
-  if (HOME_FILE.test(text)) return `a HOME file before ${when}: ${gist(text)}`;
-  return `${when}: ${gist(text)}`;
+  if (ARGS.test(text)) return `a start command (${reason(text)})`;
+  if (LOGIN.test(text)) return `a login or key before ${when} (${reason(text)})`;
+  if (MODEL.test(text)) return `a model base URL setting before ${when} (${reason(text)})`;
+  if (HOME_FILE.test(text)) return `a HOME file before ${when} (${reason(text)})`;
+  return `${when} failed (${reason(text)})`;
 }
 
 /** The table row of one probe: what worked, and what a profile would have to add where something did not. */
@@ -124,11 +144,12 @@ export function rowOf(/** @type {ProbeResult} */ r) {
   row.starter = r.starter.ok ? 'green' : 'red';
   if (!r.starter.ok) {
     const text = r.starter.error ?? '';
+    const grace = /did not exit within (\d+) ms after stdin closed/.exec(text)?.[1];
     row.lacked =
       r.starter.phase === 'replay' && /snapshot|differ|mismatch|expected/i.test(text)
-        ? `normalize rules (its no-model wire differs run to run): ${gist(text)}`
-        : /exit|SIGTERM|did not end|still running/i.test(text)
-          ? `an exit policy: ${gist(text)}`
+        ? `normalize rules (its no-model wire differs run to run: ${reason(text)})`
+        : grace
+          ? `\`exit: 'signal'\` (it did not exit within ${grace} ms of stdin closing)`
           : lackedFrom(text, 'the starter');
   }
   return row;
@@ -411,15 +432,24 @@ async function starter(command, env, dir) {
       : starterError(report, r);
     // Since Playwright 1.64 a run that writes a first snapshot fails the test that wrote it: the replay judges.
     if (phase === 'write' && firstWriteOnly(error)) continue;
-    return { ok: false, phase, error };
+    return {
+      ok: false,
+      phase,
+      error: error
+        .split('\n')
+        .filter((l) => !FIRST_WRITE.test(l))
+        .join('\n'),
+    };
   }
   return { ok: true };
 }
 
+const FIRST_WRITE = /no snapshot yet; written/;
+
 /** Whether a starter's errors only say that its first snapshots were written. */
 export function firstWriteOnly(error) {
   const lines = error.split('\n').filter((l) => l.trim());
-  return lines.length > 0 && lines.every((l) => /no snapshot yet; written/.test(l) || /^Error:\s*$/.test(l));
+  return lines.length > 0 && lines.every((l) => FIRST_WRITE.test(l) || /^Error:\s*$/.test(l));
 }
 
 /** The error messages of a Playwright JSON report, else the run's own output. */
@@ -502,6 +532,12 @@ export async function probe(target, log = () => {}) {
 
 /** `probe ...`: probes each target in turn, prints the table (and the results as JSON with `--json FILE`). */
 export async function probeMain(argv) {
+  // The table again from a run's results (`--json`), after the row logic changed: no agent runs.
+  if (argv[0] === '--table') {
+    if (!argv[1]) throw new Error(`--table needs the JSON file a run wrote with --json\n${USAGE}`);
+    console.log(probeTable(JSON.parse(readFileSync(argv[1], 'utf8')).map(rowOf)));
+    return 0;
+  }
   const { targets, json } = parseTargets(argv);
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; build the harness first: npm run build`);
   const t0 = Date.now();
