@@ -332,7 +332,7 @@ async function conformance(command, env, dir) {
       '--profile',
       profile,
     ],
-    { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeoutMs: DEADLINES.conformance },
+    { cwd: dir, env: cleanEnv(dir), timeoutMs: DEADLINES.conformance },
   );
   if (!existsSync(report))
     return PROBE_CHECKS.map((id) => ({
@@ -470,7 +470,10 @@ function starterError(report, r) {
   return r.stderr || r.stdout;
 }
 
-/** Kills, by id, each process still running from the scratch directory (an agent's daemon leaves its group). */
+/**
+ * Kills, by id, each process still running from the scratch directory: its executable or working directory there,
+ * or a HOME under it (every HOME a probe gives out is). An agent's daemon leaves its process group.
+ */
 export function killLeftovers(dir) {
   const killed = [];
   for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -481,7 +484,11 @@ export function killLeftovers(dir) {
       try {
         cwd = readlinkSync(`/proc/${p}/cwd`);
       } catch {}
-      if (cmdline.includes(dir) || cwd.startsWith(dir)) {
+      let environ = '';
+      try {
+        environ = readFileSync(`/proc/${p}/environ`, 'utf8');
+      } catch {}
+      if (cmdline.includes(dir) || cwd.startsWith(dir) || environ.includes(`HOME=${dir}`)) {
         process.kill(Number(p), 'SIGKILL');
         killed.push(Number(p));
       }
