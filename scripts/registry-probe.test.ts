@@ -81,6 +81,26 @@ test('session/new refused for want of a login or of a model setting says so; v2 
   const auth = refused('{"code":-32000,"message":"Authentication required"}');
   expect(auth).toMatchObject({ starts: 'yes', protocol: 'v1 + v2', sessionNew: 'no' });
   expect(auth.lacked).toBe('a login or key before session/new (Authentication required)');
+  const slow = rowOf({
+    id: 'a',
+    package: 'a',
+    install: installed,
+    checks: [
+      {
+        id: 'initialize.version-echo',
+        status: 'fail',
+        detail: 'WaitError: the response to initialize (id 1) did not arrive within 30000 ms',
+      },
+      ...INIT_OK.slice(1),
+      {
+        id: 'session.new-unique',
+        status: 'fail',
+        detail: 'session/new failed: {"code":-32000,"message":"Authentication required"}',
+      },
+    ],
+  });
+  expect(slow).toMatchObject({ starts: 'yes', sessionNew: 'no', lacked: auth.lacked });
+  expect(slow.protocol).toMatch(/^v1 ✗ \(WaitError: the response to initialize \(id 1\) did not arrive/);
   expect(refused('{"code":-32603,"message":"No base URL for the provider"}').lacked).toMatch(
     /^a model base URL setting before session\/new/,
   );
