@@ -501,10 +501,22 @@ export function killLeftovers(dir) {
   return killed;
 }
 
+/** The scratch directories of the probes under way: an interrupted run kills their processes and deletes them. */
+const scratchDirs = new Set();
+
+function onInterrupt(signal) {
+  for (const dir of scratchDirs) {
+    killLeftovers(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+}
+
 /** Probes one target in a scratch directory that is deleted afterwards. */
 export async function probe(target, log = () => {}) {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'acp-probe-'));
+  scratchDirs.add(dir);
   /** @type {ProbeResult} */
   const result = {
     id: target.id,
@@ -537,6 +549,7 @@ export async function probe(target, log = () => {}) {
     const killed = killLeftovers(dir);
     if (killed.length) log(`${target.id}: killed leftover processes ${killed.join(', ')}`);
     rmSync(dir, { recursive: true, force: true });
+    scratchDirs.delete(dir);
     result.ms = Date.now() - started;
   }
 }
@@ -552,6 +565,7 @@ export async function probeMain(argv) {
   const { targets, json } = parseTargets(argv);
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; build the harness first: npm run build`);
   const t0 = Date.now();
+  process.once('SIGINT', onInterrupt).once('SIGTERM', onInterrupt);
   const results = [];
   for (const target of targets) {
     const r = await probe(target, (m) => process.stderr.write(`probe ${m}\n`));
