@@ -60,6 +60,8 @@ const USAGE =
 export function gist(text, max = 140) {
   const line =
     String(text ?? '')
+      // Addresses stay out of the table (they name registry hosts).
+      .replace(/\bhttps?:\/\/\S+/g, '(address)')
       .split('\n')
       .map((l) => l.trim())
       .find((l) => l && !/^at |^npm (error|ERR!) (A complete log|code|errno|path|syscall)/.test(l)) ?? '';
@@ -71,6 +73,7 @@ const LOGIN =
 const MODEL = /\b(base ?url|endpoint|provider|model)\b/i;
 const ARGS = /\b(unknown|unrecognized|invalid) (option|argument|flag|command)|too many arguments/i;
 const HOME_FILE = /\b(ENOENT|EACCES|settings|config(uration)?)\b/i;
+const MISSING_EXECUTABLE = /executable not found|command not found|spawn \S+ ENOENT/i;
 const NOT_FOUND = /\b(E404|404 Not Found|No matching version|ETARGET)\b/;
 
 /**
@@ -101,6 +104,7 @@ export function reason(text) {
 /** Which profile field an error text says is missing, in words a profile writer acts on. */
 export function lackedFrom(text, when) {
   if (ARGS.test(text)) return `a start command (${reason(text)})`;
+  if (MISSING_EXECUTABLE.test(text)) return `another executable on PATH (${reason(text)})`;
   if (LOGIN.test(text)) return `a login or key before ${when} (${reason(text)})`;
   if (MODEL.test(text)) return `a model base URL setting before ${when} (${reason(text)})`;
   if (HOME_FILE.test(text)) return `a HOME file before ${when} (${reason(text)})`;

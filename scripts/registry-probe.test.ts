@@ -101,6 +101,13 @@ test('session/new refused for want of a login or of a model setting says so; v2 
   });
   expect(slow).toMatchObject({ starts: 'yes', sessionNew: 'no', lacked: auth.lacked });
   expect(slow.protocol).toMatch(/^v1 ✗ \(WaitError: the response to initialize \(id 1\) did not arrive/);
+  expect(
+    refused(
+      '{"code":-32603,"message":"Internal error: Could not start pi: executable not found (command: pi)."}',
+    ).lacked,
+  ).toBe(
+    'another executable on PATH (Internal error: Could not start pi: executable not found (command: pi).)',
+  );
   expect(refused('{"code":-32603,"message":"No base URL for the provider"}').lacked).toMatch(
     /^a model base URL setting before session\/new/,
   );
