@@ -6,6 +6,7 @@
 //   node scripts/compat-table.mjs --check              # exit 1 when the table is not what the examples give
 //   node scripts/compat-table.mjs replay NAME [...]    # replays examples/NAME three times over, keeps the result
 //   node scripts/compat-table.mjs verify DIR REPORT    # exit 1 when a replay's JSON report is not what DIR keeps
+//   node scripts/compat-table.mjs probe PKG [...]      # the registry smoke run (scripts/registry-probe.mjs)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -296,7 +297,11 @@ function main(argv) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    process.exit(main(process.argv.slice(2)));
+    const argv = process.argv.slice(2);
+    // The smoke run is asynchronous and loads its own module only when asked for.
+    if (argv[0] === 'probe')
+      process.exit(await (await import('./registry-probe.mjs')).probeMain(argv.slice(1)));
+    process.exit(main(argv));
   } catch (e) {
     console.error(`compat-table: ${e.message}`);
     process.exit(2);
