@@ -1,7 +1,7 @@
 // Cline through its real ACP wire: each test's model calls come from its committed exchange log
 // (tests/__acp__/cline.spec.ts/cline/<test>/exchanges.jsonl), its output is compared with the snapshots
 // beside it.
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { expect, test } from '@acp-snapshot/playwright';
 
 test('no model: initialize and a new session', async ({ acp }) => {
@@ -69,13 +69,14 @@ test('a cancelled turn', async ({ acp }) => {
   await expect(acp).toMatchAcpSnapshot();
 });
 
-/** The processes whose working directory is in `dir` (Linux's /proc): what a test leaves running there. */
+/** The processes whose working directory is in `dir` (Linux's /proc), by pid and command line. */
 function runningIn(dir: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(pid);
+      if (cwd === dir || cwd.startsWith(`${dir}/`))
+        found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
     } catch {
       // Gone meanwhile, or not ours to read.
     }
