@@ -61,6 +61,12 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     wire: 'Anthropic Messages',
     settle: { helper: CLAUDE_SETTLE, call: 'settled(acp)' },
   },
+  cline: {
+    profile: agents.cline,
+    project: 'cline',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
+  },
   'codex-acp': {
     profile: agents.codexAcp,
     project: 'codex',

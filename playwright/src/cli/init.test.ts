@@ -175,7 +175,7 @@ test('an agent that is not installed: the install command (exit 1); an unknown n
   const unknown = await init('--agent', 'goose');
   expect(unknown.code).toBe(2);
   expect(unknown.err).toContain(
-    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
+    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, cline, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
   );
   expect(unknown.err).toContain('npx acp-snapshot init -- <command...>');
   expect((await init()).code).toBe(2);
@@ -227,6 +227,28 @@ test('--agent opencode: its bin is a native executable, so the config holds the 
   );
   expect(r.out).toContain(
     'init: wrote playwright.config.ts, tests/opencode.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=opencode:record".',
+  );
+  expect(r.out).toContain(
+    'MODEL_UPSTREAM_URL=<your-provider-base-url> OPENAI_API_KEY=<your-key> npm run record\n',
+  );
+});
+
+test("--agent cline: its bin is its platform package's executable; the config holds the profile, the version is read from cline", async () => {
+  // npm links `cline` to `@cline/cli-linux-x64/bin/cline`, a native binary; the `cline` package states the version.
+  await install('@cline/cli-linux-x64', '3.0.65', 'cline', 'bin/cline');
+  await mkdir(join(project, 'node_modules/cline'), { recursive: true });
+  await writeFile(
+    join(project, 'node_modules/cline/package.json'),
+    JSON.stringify({ name: 'cline', version: '3.0.60', bin: { cline: './bin/cline' } }),
+  );
+  const r = await init('--agent', 'cline');
+  expect(r.code).toBe(0);
+  expect(r.err).toContain('init: warning: cline 3.0.60 is installed; the profile was proven on 3.0.65.');
+  expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
+    'agents: { cline: agents.cline() },',
+  );
+  expect(r.out).toContain(
+    'init: wrote playwright.config.ts, tests/cline.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=cline:record".',
   );
   expect(r.out).toContain(
     'MODEL_UPSTREAM_URL=<your-provider-base-url> OPENAI_API_KEY=<your-key> npm run record\n',
