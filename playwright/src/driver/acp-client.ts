@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
-import type { McpTestServers } from '../mcp/mcp-servers.js';
+import { type McpTestServers, refuseUndeclaredHttp } from '../mcp/mcp-servers.js';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
 import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
@@ -204,6 +204,8 @@ export class AcpClient {
   });
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
+  /** What the agent answered to initialize (v1), for the checks session/new makes against it. */
+  private initialized: acp.InitializeResponse | undefined;
 
   /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
   readonly mcp: McpTestServers | undefined;
@@ -311,6 +313,7 @@ export class AcpClient {
       );
       const problem = this.snapshot?.profile.checkInitialize?.(r);
       if (problem) throw new Error(problem);
+      this.initialized = r;
       return r;
     });
   }
@@ -342,15 +345,18 @@ export class AcpClient {
   }
 
   async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
+    const mcpServers = params.mcpServers ?? this.opts.mcpServers ?? [];
+    if (this.initialized)
+      refuseUndeclaredHttp(
+        mcpServers,
+        this.initialized.agentCapabilities,
+        this.initialized.agentInfo?.name ?? 'the agent',
+      );
     return this.request('session/new', async (proc) => {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
-        this.agentOf(proc).request('session/new', {
-          mcpServers: this.opts.mcpServers ?? [],
-          ...params,
-          cwd,
-        }),
+        this.agentOf(proc).request('session/new', { ...params, mcpServers, cwd }),
       );
       this.sessionId = r.sessionId;
       this.sessions.push({ sessionId: r.sessionId, cwd });
@@ -586,6 +592,7 @@ export class AcpClient {
   async dispose(): Promise<LeftTerminal[]> {
     this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
+    await this.mcp?.dispose();
     return (await this.terminals?.dispose()) ?? [];
   }
 
