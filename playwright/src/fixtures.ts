@@ -254,7 +254,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
-    writeTestWire(testInfo, client.sent, client.stdout);
+    writeTestWire(testInfo, client.sent, client.stdout, mcp.any ? await mcp.traffic() : undefined);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
       await attachConversation(testInfo, {
