@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -159,4 +160,44 @@ test('an HTTP server is refused for an agent that did not declare mcpCapabilitie
   expect(() => refuseUndeclaredHttp([http], {}, 'goose')).toThrow('it declared mcpCapabilities: {}');
   expect(() => refuseUndeclaredHttp([http], { mcpCapabilities: { http: true } }, 'goose')).not.toThrow();
   expect(() => refuseUndeclaredHttp([stdio], {}, 'goose')).not.toThrow();
+});
+
+/** The pids of processes whose command line holds this text. */
+async function processesWith(text: string): Promise<number[]> {
+  return (await readdir('/proc'))
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test('an HTTP server killed during the test is reported as a crash with its stderr; after dispose no server process is left', async () => {
+  // A name no other process on the machine has in its command line (the spec file is named after it).
+  const name = `killed-${Date.now()}`;
+  const entry = await servers.attach({ name, transport: 'http', tools: [] });
+  const [pid, ...more] = await processesWith(`${name}.json`);
+  expect(more).toEqual([]);
+  process.kill(pid!, 'SIGKILL');
+  await expect.poll(async () => (await servers.crashes()).length).toBe(1);
+  expect(await servers.crashes()).toEqual([
+    {
+      server: name,
+      scripted: false,
+      message: `MCP server ${name} crashed (exit 1); its stderr:\n(killed by SIGKILL)`,
+    },
+  ]);
+  await expect(fetch(entry.url, { method: 'POST' })).rejects.toThrow();
+
+  const kept = `kept-${Date.now()}`;
+  await servers.attach({ name: kept, transport: 'http', tools: [] });
+  expect(await processesWith(`${kept}.json`)).toHaveLength(1);
+  await servers.dispose();
+  expect(await processesWith(`${kept}.json`)).toEqual([]);
+  // Stopped by the harness, not crashed.
+  expect((await servers.crashes()).map((c) => c.server)).toEqual([name]);
 });

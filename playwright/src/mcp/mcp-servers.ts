@@ -5,8 +5,9 @@
  * way, normalized like the wire) and as the crashes to report with their stderr.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -53,6 +54,7 @@ export class McpTestServers {
   private readonly attached: McpServerFile[] = [];
   /** The HTTP servers started here (the agent starts the stdio ones), stopped by dispose(). */
   private readonly started: ChildProcess[] = [];
+  private disposing = false;
 
   /** `dir`: where the specs and the traffic go (the test's root, outside the session cwd). */
   constructor(private readonly dir: string) {}
@@ -82,12 +84,17 @@ export class McpTestServers {
     await writeFile(file.traffic, '');
     this.attached.push(file);
     if (spec.transport === 'http')
-      return { type: 'http', name: spec.name, url: await this.startHttp(spec.name, specPath), headers: [] };
+      return {
+        type: 'http',
+        name: spec.name,
+        url: await this.startHttp(spec.name, specPath, file.traffic),
+        headers: [],
+      };
     return { name: spec.name, command: process.execPath, args: [mcpTestServerScript(), specPath], env: [] };
   }
 
   /** Starts the server in HTTP mode and resolves its URL (the first line it prints). */
-  private startHttp(name: string, specPath: string): Promise<string> {
+  private startHttp(name: string, specPath: string, traffic: string): Promise<string> {
     const child = spawn(process.execPath, [mcpTestServerScript(), specPath, '--http'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -104,18 +111,30 @@ export class McpTestServers {
         if (stdout.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
       });
       child.on('error', reject);
-      child.on('exit', (code, signal) =>
+      child.on('exit', (code, signal) => {
         reject(
           new Error(
             `mcpServers: the HTTP MCP server ${name} exited (${signal ?? `exit ${code}`}) before it listened; its stderr:\n${stderr}`,
           ),
-        ),
-      );
+        );
+        // Died during the test, and not by its own crash handler (which records itself): a kill by a
+        // signal, an out-of-memory. Recorded like a crash, with what it wrote to stderr.
+        if (this.disposing) return;
+        const recorded = readFileSync(traffic, 'utf8')
+          .split('\n')
+          .some((l) => l.startsWith('{"exit":'));
+        if (!recorded)
+          appendFileSync(
+            traffic,
+            `${JSON.stringify({ exit: code ?? 128 + (signal ? constants.signals[signal] : 0), stderr: `${stderr}${signal ? `(killed by ${signal})\n` : ''}`, scripted: false })}\n`,
+          );
+      });
     });
   }
 
   /** Stops the HTTP servers started here and waits until they are gone (no process outlives the test). */
   async dispose(): Promise<void> {
+    this.disposing = true;
     await Promise.all(
       this.started.map(
         (child) =>
