@@ -207,8 +207,7 @@ export class AcpClient {
   /** What the agent answered to initialize (v1), for the checks session/new makes against it. */
   private initialized: acp.InitializeResponse | undefined;
 
-  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
-  readonly mcp: McpTestServers | undefined;
+  private readonly mcpServers: McpTestServers | undefined;
   /** The terminals served to the agent, when the client offers them. */
   readonly terminals: ClientTerminals | undefined;
 
@@ -217,7 +216,7 @@ export class AcpClient {
 
   constructor(private readonly opts: AcpClientOptions) {
     this.snapshot = opts.snapshot;
-    this.mcp = opts.mcp;
+    this.mcpServers = opts.mcp;
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
     if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
@@ -237,6 +236,20 @@ export class AcpClient {
         })
       : undefined;
     this.terminals?.serve(this.app);
+  }
+
+  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
+  get mcp(): McpTestServers {
+    if (!this.mcpServers)
+      throw new Error(
+        'acp.mcp: this client was made without test MCP servers (the acp fixture gives it them)',
+      );
+    return this.mcpServers;
+  }
+
+  /** The test's MCP servers when the client has them (the snapshot matcher asks: a bare client has none). */
+  get mcpIfAny(): McpTestServers | undefined {
+    return this.mcpServers;
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -592,7 +605,7 @@ export class AcpClient {
   async dispose(): Promise<LeftTerminal[]> {
     this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
-    await this.mcp?.dispose();
+    await this.mcpServers?.dispose();
     return (await this.terminals?.dispose()) ?? [];
   }
 

@@ -188,7 +188,7 @@ test('an HTTP server killed during the test is reported as a crash with its stde
     {
       server: name,
       scripted: false,
-      message: `MCP server ${name} crashed (exit 1); its stderr:\n(killed by SIGKILL)`,
+      message: `MCP server ${name} crashed (exit 137); its stderr:\n(killed by SIGKILL)`,
     },
   ]);
   await expect(fetch(entry.url, { method: 'POST' })).rejects.toThrow();
