@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test } from '@playwright/test';
+import { processesInside } from '../process/orphans.js';
 import { createTestRoots, type TestRoots } from '../roots/roots.js';
 import { McpTestServers, refuseUndeclaredHttp } from './mcp-servers.js';
 
@@ -162,27 +162,15 @@ test('an HTTP server is refused for an agent that did not declare mcpCapabilitie
   expect(() => refuseUndeclaredHttp([stdio], {}, 'goose')).not.toThrow();
 });
 
-/** The pids of processes whose command line holds this text. */
-async function processesWith(text: string): Promise<number[]> {
-  return (await readdir('/proc'))
-    .filter((e) => /^\d+$/.test(e))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 test('an HTTP server killed during the test is reported as a crash with its stderr; after dispose no server process is left', async () => {
-  // A name no other process on the machine has in its command line (the spec file is named after it).
-  const name = `killed-${Date.now()}`;
+  const name = 'killed';
   const entry = await servers.attach({ name, transport: 'http', tools: [] });
-  const [pid, ...more] = await processesWith(`${name}.json`);
+  // It runs in the test's root (where the harness's orphan checks look).
+  const mcpDir = join(roots.root, 'mcp');
+  const [server, ...more] = await processesInside(mcpDir);
   expect(more).toEqual([]);
-  process.kill(pid!, 'SIGKILL');
+  expect(server!.command).toContain(`${name}.json --http`);
+  process.kill(server!.pid, 'SIGKILL');
   await expect.poll(async () => (await servers.crashes()).length).toBe(1);
   expect(await servers.crashes()).toEqual([
     {
@@ -193,11 +181,12 @@ test('an HTTP server killed during the test is reported as a crash with its stde
   ]);
   await expect(fetch(entry.url, { method: 'POST' })).rejects.toThrow();
 
-  const kept = `kept-${Date.now()}`;
-  await servers.attach({ name: kept, transport: 'http', tools: [] });
-  expect(await processesWith(`${kept}.json`)).toHaveLength(1);
+  await servers.attach({ name: 'kept', transport: 'http', tools: [] });
+  await expect
+    .poll(async () => (await processesInside(mcpDir)).map((p) => p.command))
+    .toEqual([expect.stringContaining('kept.json --http')]);
   await servers.dispose();
-  expect(await processesWith(`${kept}.json`)).toEqual([]);
+  expect(await processesInside(mcpDir)).toEqual([]);
   // Stopped by the harness, not crashed.
   expect((await servers.crashes()).map((c) => c.server)).toEqual([name]);
 });

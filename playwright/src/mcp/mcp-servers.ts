@@ -95,7 +95,9 @@ export class McpTestServers {
 
   /** Starts the server in HTTP mode and resolves its URL (the first line it prints). */
   private startHttp(name: string, specPath: string, traffic: string): Promise<string> {
+    // In the test's root, like everything the test starts: an orphan check by working directory finds it.
     const child = spawn(process.execPath, [mcpTestServerScript(), specPath, '--http'], {
+      cwd: this.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.started.push(child);
