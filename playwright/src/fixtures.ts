@@ -63,7 +63,8 @@ export interface AcpOptions {
   terminal: boolean;
   /**
    * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
-   * stdio server the agent starts, offering the declared tools with scripted answers; what it saw is the
+   * stdio server the agent starts (or, with `transport: 'http'`, one the harness starts and the agent reaches
+   * by URL), offering the declared tools with scripted answers; what it saw is the
    * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
    */
   mcpServers: McpTestServerSpec[];
