@@ -232,7 +232,7 @@ async function processesWith(text: string): Promise<string[]> {
     });
 }
 
-test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr; an HTTP server is refused for an agent that does not declare it; no server process is left', async () => {
+test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr; an HTTP server is called by an agent declaring http and refused for one that does not; no server process is left', async () => {
   test.setTimeout(120_000);
   const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'mcp'];
   // A server name no other process on the machine has in its command line: what the orphan check looks for.
@@ -264,6 +264,20 @@ test('an HTTP server for an agent that does not declare it', async ({ acp }) => 
   await expect(acp.newSession({ mcpServers: [tickets] })).rejects.toThrow(
     'session/new: MCP server "tickets" is attached over HTTP, but fake-agent did not declare mcpCapabilities.http in initialize (it declared mcpCapabilities: {})',
   );
+});
+test.describe('over HTTP', () => {
+  test.use({
+    agentProfile: { command: ${JSON.stringify([...agent.slice(0, 2), 'mcp-http'])} },
+    mcpServers: [{ name: 'tickets', transport: 'http', tools: [{ name: 'open', description: 'Open a ticket', answers: ['ticket #7 🎫'] }] }],
+  });
+  test('an agent declaring http calls a tool of an HTTP server', async ({ acp }) => {
+    await acp.initialize();
+    await acp.newSession();
+    const r = await acp.prompt('tickets open {}');
+    expect(r.text).toBe('ticket #7 🎫');
+    const called = (await acp.mcp.traffic()).filter((l) => 'message' in l && l.message.method === 'tools/call');
+    expect(called).toHaveLength(1);
+  });
 });
 test('a server left running by the agent', async ({ acp }) => {
   await acp.initialize();
