@@ -216,7 +216,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   ) => {
     const mcp = new McpTestServers(join(roots.root, 'mcp'));
     const mcpEntries: acp.McpServer[] = [];
-    for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    try {
+      for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    } catch (e) {
+      // An HTTP server already started for this test goes with the one that failed.
+      await mcp.dispose();
+      throw e;
+    }
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,

@@ -361,6 +361,7 @@ export class AcpClient {
     const mcpServers = params.mcpServers ?? this.opts.mcpServers ?? [];
     if (this.initialized)
       refuseUndeclaredHttp(
+        'session/new',
         mcpServers,
         this.initialized.agentCapabilities,
         this.initialized.agentInfo?.name ?? 'the agent',
@@ -380,6 +381,13 @@ export class AcpClient {
   /** session/load, in the cwd the session was created in (when this client created it). */
   async loadSession(sessionId = this.sessionId): Promise<acp.LoadSessionResponse> {
     if (!sessionId) throw new Error('loadSession: no session id (call newSession first, or pass one)');
+    if (this.initialized)
+      refuseUndeclaredHttp(
+        'session/load',
+        this.opts.mcpServers ?? [],
+        this.initialized.agentCapabilities,
+        this.initialized.agentInfo?.name ?? 'the agent',
+      );
     return this.request('session/load', async (proc) => {
       this.sessionId = sessionId;
       return this.guard(

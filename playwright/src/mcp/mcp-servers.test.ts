@@ -154,12 +154,21 @@ test('over streamable HTTP: the harness starts the server, the official HTTP cli
 test('an HTTP server is refused for an agent that did not declare mcpCapabilities.http, naming what it declared and what to do', () => {
   const http = { type: 'http' as const, name: 'tickets', url: 'http://127.0.0.1:1/mcp', headers: [] };
   const stdio = { name: 'notes', command: 'node', args: [], env: [] };
-  expect(() => refuseUndeclaredHttp([stdio, http], { mcpCapabilities: { sse: true } }, 'goose')).toThrow(
+  expect(() =>
+    refuseUndeclaredHttp('session/new', [stdio, http], { mcpCapabilities: { sse: true } }, 'goose'),
+  ).toThrow(
     `session/new: MCP server "tickets" is attached over HTTP, but goose did not declare mcpCapabilities.http in initialize (it declared mcpCapabilities: {"sse":true}). Attach it over stdio (transport: 'stdio', the default), which every ACP agent supports.`,
   );
-  expect(() => refuseUndeclaredHttp([http], {}, 'goose')).toThrow('it declared mcpCapabilities: {}');
-  expect(() => refuseUndeclaredHttp([http], { mcpCapabilities: { http: true } }, 'goose')).not.toThrow();
-  expect(() => refuseUndeclaredHttp([stdio], {}, 'goose')).not.toThrow();
+  expect(() => refuseUndeclaredHttp('session/new', [http], {}, 'goose')).toThrow(
+    'it declared mcpCapabilities: {}',
+  );
+  expect(() =>
+    refuseUndeclaredHttp('session/new', [http], { mcpCapabilities: { http: true } }, 'goose'),
+  ).not.toThrow();
+  expect(() => refuseUndeclaredHttp('session/new', [stdio], {}, 'goose')).not.toThrow();
+  expect(() => refuseUndeclaredHttp('session/load', [http], {}, 'goose')).toThrow(
+    /^session\/load: MCP server "tickets"/,
+  );
 });
 
 test('an HTTP server killed during the test is reported as a crash with its stderr; after dispose no server process is left', async () => {

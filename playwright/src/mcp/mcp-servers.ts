@@ -30,6 +30,7 @@ export function mcpTestServerScript(): string {
  * ignore or reject it in its own way), naming what it declared and what to do instead.
  */
 export function refuseUndeclaredHttp(
+  method: 'session/new' | 'session/load',
   servers: readonly acp.McpServer[],
   capabilities: acp.AgentCapabilities | undefined,
   agent: string,
@@ -37,7 +38,7 @@ export function refuseUndeclaredHttp(
   const http = servers.filter((s) => 'type' in s && s.type === 'http');
   if (http.length === 0 || capabilities?.mcpCapabilities?.http === true) return;
   throw new Error(
-    `session/new: MCP server ${http.map((s) => JSON.stringify(s.name)).join(', ')} is attached over HTTP, but ${agent} did not declare mcpCapabilities.http in initialize ` +
+    `${method}: MCP server ${http.map((s) => JSON.stringify(s.name)).join(', ')} is attached over HTTP, but ${agent} did not declare mcpCapabilities.http in initialize ` +
       `(it declared mcpCapabilities: ${JSON.stringify(capabilities?.mcpCapabilities ?? {})}). ` +
       "Attach it over stdio (transport: 'stdio', the default), which every ACP agent supports.",
   );
