@@ -63,7 +63,8 @@ export interface AcpOptions {
   terminal: boolean;
   /**
    * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
-   * stdio server the agent starts, offering the declared tools with scripted answers; what it saw is the
+   * stdio server the agent starts (or, with `transport: 'http'`, one the harness starts and the agent reaches
+   * by URL), offering the declared tools with scripted answers; what it saw is the
    * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
    */
   mcpServers: McpTestServerSpec[];
@@ -215,7 +216,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   ) => {
     const mcp = new McpTestServers(join(roots.root, 'mcp'));
     const mcpEntries: acp.McpServer[] = [];
-    for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    try {
+      for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    } catch (e) {
+      // An HTTP server already started for this test goes with the one that failed.
+      await mcp.dispose();
+      throw e;
+    }
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -254,7 +261,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
-    writeTestWire(testInfo, client.sent, client.stdout);
+    writeTestWire(testInfo, client.sent, client.stdout, mcp.any ? await mcp.traffic() : undefined);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
       await attachConversation(testInfo, {
