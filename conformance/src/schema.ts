@@ -163,17 +163,31 @@ interface SchemaDefs {
  * must match, and the params of each message the agent may send. Read from the schema, so a method the SDK adds
  * is known without a list here.
  */
-function v2MethodDefs(): { responses: Record<string, string>; agentMessages: Record<string, string> } {
+function v2MethodDefs(): {
+  responses: Record<string, string>;
+  agentMessages: Record<string, string>;
+  updateKinds: Record<string, string>;
+} {
   const schema = JSON.parse(readFileSync(schemaPath(2), 'utf8')) as SchemaDefs;
+  const union = schema.$defs.SessionUpdate as unknown as {
+    anyOf: { properties?: { sessionUpdate?: { const?: string } }; allOf?: { $ref: string }[] }[];
+  };
   const responses: Record<string, string> = {};
   const agentMessages: Record<string, string> = {};
+  // Each update kind's own definition, so a bad update is named by its kind's rule, not by every branch of the union.
+  const updateKinds: Record<string, string> = {};
+  for (const branch of union.anyOf) {
+    const kind = branch.properties?.sessionUpdate?.const;
+    const ref = branch.allOf?.[0]?.$ref;
+    if (kind && ref) updateKinds[kind] = ref.replace('#/$defs/', '');
+  }
   for (const [name, def] of Object.entries(schema.$defs)) {
     const method = def['x-method'];
     if (!method) continue;
     if (def['x-side'] === 'agent' && name.endsWith('Response')) responses[method] = name;
     if (def['x-side'] === 'client' && /(Request|Notification)$/.test(name)) agentMessages[method] = name;
   }
-  return { responses, agentMessages };
+  return { responses, agentMessages, updateKinds };
 }
 
 let v2Defs: ReturnType<typeof v2MethodDefs> | undefined;
@@ -203,10 +217,14 @@ export function checkAgentMessageV2(
   if (typeof msg.method === 'string') {
     const def = v2Defs.agentMessages[msg.method];
     if (def) {
+      const update = (msg.params as { update?: { sessionUpdate?: unknown } } | undefined)?.update;
+      const kind = update?.sessionUpdate;
+      const kindDef =
+        msg.method === 'session/update' && typeof kind === 'string' ? v2Defs.updateKinds[kind] : undefined;
       const p = checkDef(def, msg.params, 2);
-      if (p) problems.push(`${msg.method} params ${p}`);
-      const kind = (msg.params as { update?: { sessionUpdate?: unknown } } | undefined)?.update
-        ?.sessionUpdate;
+      const precise = p && kindDef ? checkDef(kindDef, update, 2) : undefined;
+      if (precise) problems.push(`session/update ${kind} ${precise}`);
+      else if (p) problems.push(`${msg.method} params ${p}`);
       if (msg.method === 'session/update' && typeof kind === 'string' && kind in V1_ONLY_UPDATE_KINDS)
         problems.push(`session/update ${kind}: ${V1_ONLY_UPDATE_KINDS[kind]}`);
     } else if (!msg.method.startsWith('_') && msg.method !== '$/cancel_request') {
