@@ -253,7 +253,7 @@ export async function runSuite(
   opts: CheckRunOptions & { jobs?: number; onResult?: (r: CheckResult) => void } = {},
 ): Promise<CheckResult[]> {
   const [first, ...rest] = checks;
-  if (!first || first.protocol !== 2) return runChecks(target, checks, opts);
+  if (first?.protocol !== 2) return runChecks(target, checks, opts);
   const head = await runCheck(target, first, opts);
   opts.onResult?.(head);
   if (head.v1Only === undefined) return [head, ...(await runChecks(target, rest, opts))];

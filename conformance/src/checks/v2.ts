@@ -167,7 +167,7 @@ function isTurnOutput(p: Json): boolean {
 }
 
 /** A sign foreground work is producing output (a v2 running state is not: agents send it before any model call). */
-function progressV2(promptId: unknown, sessionId: string, conn: AgentConnection, from: number) {
+function progressV2(sessionId: string, conn: AgentConnection, from: number) {
   const ended = turnEnd(sessionId, conn, from);
   return (m: Json): boolean => {
     if (ended(m)) return true;
@@ -195,12 +195,7 @@ async function interruptTurn(
     textPrompt(sessionId, 'Count slowly from one to one thousand.'),
   );
   const first = await conn
-    .waitFor(
-      progressV2(promptId, sessionId, conn, from),
-      'a sign the turn is running',
-      ctx.timeouts.progress,
-      from,
-    )
+    .waitFor(progressV2(sessionId, conn, from), 'a sign the turn is running', ctx.timeouts.progress, from)
     .catch((e) => {
       if (e instanceof WaitError && !conn.exit) return undefined;
       throw e;
