@@ -36,6 +36,16 @@ export async function initializeV2(conn: AgentConnection, ctx: CheckContext): Pr
   return result;
 }
 
+/** One process that asks for v2 and ends: its initialize result. */
+async function initializeOnly(ctx: CheckContext): Promise<Json> {
+  const conn = ctx.start();
+  try {
+    return await initializeV2(conn, ctx);
+  } finally {
+    await finish(conn, ctx);
+  }
+}
+
 /** A v2 session: `session/new` (mcpServers may be omitted in v2). */
 async function newSessionV2(conn: AgentConnection, ctx: CheckContext): Promise<string> {
   const result = resultOf(
@@ -251,13 +261,7 @@ const negotiation: Check = {
   level: 'mandatory',
   protocol: 2,
   async run(ctx) {
-    const conn = ctx.start();
-    let init: Json;
-    try {
-      init = await initializeV2(conn, ctx);
-    } finally {
-      await finish(conn, ctx);
-    }
+    const init = await initializeOnly(ctx);
     const problem = checkDef('InitializeResponse', init, 2);
     if (problem) fail(`asked for 2, got 2; the result ${problem}`);
     return `protocolVersion 2; info ${clip(JSON.stringify(init.info), 100)}`;
@@ -291,13 +295,7 @@ const capabilityObjects: Check = {
   level: 'mandatory',
   protocol: 2,
   async run(ctx) {
-    const conn = ctx.start();
-    let init: Json;
-    try {
-      init = await initializeV2(conn, ctx);
-    } finally {
-      await finish(conn, ctx);
-    }
+    const init = await initializeOnly(ctx);
     const problems: string[] = [];
     for (const [k, why] of Object.entries(V1_INIT_FIELDS))
       if (k in init) problems.push(`the result has the v1 field ${k} (${why})`);
