@@ -1,7 +1,8 @@
 /**
  * The kit's command line, `acp-snapshot conformance [OPTIONS] (--profile FILE | CMD [ARGS...])` (and
- * `npm run conformance -- ...` here): runs the ACP v1 conformance checks against any agent over stdio and
- * prints the report (target, deadlines, result table, counts). Its exit code: 1 on failures, 2 on a usage
+ * `npm run conformance -- ...` here): runs the ACP v1 conformance checks (or with `--protocol 2` the v2 ones, an
+ * agent answering 1 reported v1-only) against any agent over stdio and prints the report (target, protocol,
+ * deadlines, result table, counts). Its exit code: 1 on failures, 2 on a usage
  * error.
  */
 import { writeFileSync } from 'node:fs';
