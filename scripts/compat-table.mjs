@@ -78,6 +78,34 @@ export function recordedTests(dir) {
   return found.sort();
 }
 
+/** A test title as its snapshot directory names it (`v2: a plain answer` -> `v2-a-plain-answer`). */
+export function titleDir(title) {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/**
+ * The protocol version the agent answered in each recorded test's committed wire (its initialize result), by
+ * `file/testDir`: what a keyless replay of that test speaks, since the replayed agent must answer the same.
+ */
+export function recordedProtocols(dir) {
+  const found = new Map();
+  for (const rel of recordedTests(dir)) {
+    const [file, , test] = rel.split('/');
+    const wire = readFileSync(join(dir, 'tests/__acp__', rel, 'stdout.jsonl'), 'utf8');
+    for (const line of wire.split('\n')) {
+      const version = /"result":\{"protocolVersion":(\d+)/.exec(line)?.[1];
+      if (version) {
+        found.set(`${file}/${test}`, Number(version));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 /** A Playwright JSON report without what the table does not need: each test's title, file and statuses. */
 export function trimReplay(report, { pkg, version, date, node }) {
   const tests = [];
@@ -87,11 +115,14 @@ export function trimReplay(report, { pkg, version, date, node }) {
       for (const spec of (suite.specs ?? []).filter((s) => !s.file.startsWith('..')))
         for (const t of spec.tests) {
           const fixme = t.annotations?.find((a) => a.type === 'fixme' || a.type === 'skip');
+          // The fixture's line for a test that asked for v2: 'ACP v2', or the agent answered 1 (kept as is).
+          const protocol = t.annotations?.find((a) => a.type === 'acp protocol')?.description;
           tests.push({
             file: spec.file,
             title: spec.title,
             statuses: t.results.map((r) => r.status),
             ...(fixme ? { [fixme.type]: fixme.description ?? '' } : {}),
+            ...(protocol ? { protocol } : {}),
           });
         }
       walk(suite.suites);
@@ -126,8 +157,35 @@ export function readExample(dir, profilesDir = PROFILES_DIR) {
     profile,
     version: lockedVersion(dir, profile.pkg),
     recorded: recordedTests(dir),
+    protocols: recordedProtocols(dir),
     replayed: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null,
   };
+}
+
+/**
+ * The ACP versions the example's keyless replay proved: per version, the tests green on every repeat whose
+ * recorded wire speaks it (`v1 ×12, v2 ×1`); a test whose report says it asked for v2 and the agent answered 1
+ * is named apart. From replayed.json and the committed recordings, so a test added on either version counts.
+ */
+export function protocolCell(ex) {
+  const r = ex.replayed;
+  if (!r) return 'not replayed';
+  const green = r.tests.filter(
+    (t) => t.statuses.length === r.repeatEach && t.statuses.every((st) => st === 'passed'),
+  );
+  const counts = new Map();
+  let downgraded = 0;
+  for (const t of green) {
+    const recorded = ex.protocols?.get(`${t.file}/${titleDir(t.title)}`);
+    const version = t.protocol === 'ACP v2' ? 2 : t.protocol ? 1 : recorded;
+    if (version === undefined) continue;
+    if (t.protocol && t.protocol !== 'ACP v2') downgraded++;
+    counts.set(version, (counts.get(version) ?? 0) + 1);
+  }
+  const versions = [...counts.keys()].sort();
+  if (!versions.length) return 'no recorded wire';
+  const text = versions.map((v) => `v${v} ×${counts.get(v)}`).join(', ');
+  return downgraded ? `${text} (${downgraded} asked for v2, the agent answered 1)` : text;
 }
 
 /** The replay cell: how many tests passed every repeat, and what did not. */
@@ -158,11 +216,11 @@ export function renderCompat(examples) {
     const proven = ex.profile.proven.includes(ex.version)
       ? ex.profile.proven.join(', ')
       : `${ex.profile.proven.join(', ')} (**not ${ex.version}**)`;
-    return `| \`examples/${ex.name}\` | \`${ex.profile.pkg}\` | ${ex.version} | \`agents.${ex.profile.name}()\`, proven on ${proven} | ${cell(ex.wire)} | ${ex.recorded.length} | ${replayCell(ex)} | ${quirks.map(cell).join('; ') || 'none'}${faults ? ` (and ${faults} provider-fault tests)` : ''} |`;
+    return `| \`examples/${ex.name}\` | \`${ex.profile.pkg}\` | ${ex.version} | \`agents.${ex.profile.name}()\`, proven on ${proven} | ${cell(ex.wire)} | ${ex.recorded.length} | ${replayCell(ex)} | ${protocolCell(ex)} | ${quirks.map(cell).join('; ') || 'none'}${faults ? ` (and ${faults} provider-fault tests)` : ''} |`;
   });
   return [
-    '| example | agent (npm) | version (lockfile) | profile | model wire | tests recorded | replayed keylessly | quirk tests |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| example | agent (npm) | version (lockfile) | profile | model wire | tests recorded | replayed keylessly | ACP versions replayed | quirk tests |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }

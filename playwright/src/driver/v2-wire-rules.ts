@@ -22,6 +22,9 @@ export function v2WireProblems(stdout: ReadonlyArray<{ text: string; process: nu
     if (line.process !== process) {
       process = line.process;
       acks = 0;
+      // A new connection: a session/resume there must first report the session's current state (an idle
+      // snapshot before its response, with no prompt), which is no second idle of the earlier process.
+      idle.clear();
     }
     const at = `stdout line ${i + 1} (agent process ${line.process + 1})`;
     let m: { method?: unknown; result?: unknown; params?: { sessionId?: unknown; update?: unknown } };
