@@ -1,6 +1,6 @@
 // claude-agent-acp through its real ACP wire: each test's model calls come from its committed exchange log
 // (tests/__acp__/claude.spec.ts/claude/<test>/exchanges.jsonl), its output is compared with the snapshots beside it.
-import { type AcpClient, expect, test } from '@acp-snapshot/playwright';
+import { type AcpClient, expect, starterSuite, test } from '@acp-snapshot/playwright';
 
 /**
  * After a session's first prompt claude sends its commands twice (once on ACP v2) (the built-ins, then again once its skills
@@ -15,74 +15,16 @@ async function sessionUpdatesIn(acp: AcpClient, commands = 2): Promise<void> {
     .toEqual([commands, 1]);
 }
 
-test('no model: initialize and a new session', async ({ acp }) => {
-  const init = await acp.initialize();
-  expect(init.agentCapabilities?.loadSession).toBe(true);
-  const session = await acp.newSession();
-  expect(session.sessionId).toBeTruthy();
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a plain answer', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = await acp.prompt('What is the capital of France? One sentence.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The model quoted the cwd: this run's, whatever the recording's was.
-  expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
-  // ...and today's date, read from claude's system reminder (the recording's date, on any day it replays).
-  expect(turn.text).toMatch(/as of \d{4}-\d{2}-\d{2}\./);
-  await sessionUpdatesIn(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a tool call with a permission request', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const asked: string[] = [];
-  acp.answerPermissions((request) => {
-    asked.push(request.toolCall.title ?? '');
-    const allow = request.options.find((o) => o.kind === 'allow_once');
-    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-  });
-  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-  expect(turn.stopReason).toBe('end_turn');
-  // claude asked before it wrote, naming the file by its absolute path in this run's cwd.
-  expect(asked).toHaveLength(1);
-  expect(turn.text).toContain(`${roots.cwd}/notes.txt`);
-  await sessionUpdatesIn(acp);
-  await acp.close();
-  // The file the tool wrote is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a multi-turn conversation', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  expect((await acp.prompt('Remember the word tangerine.')).stopReason).toBe('end_turn');
-  const second = await acp.prompt('Which word did I ask you to remember?');
-  expect(second.text).toContain('tangerine');
-  await sessionUpdatesIn(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a cancelled turn', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = acp.promptInFlight('Count slowly from one to ten.');
-  // The model's stream is under way (and stays open) when the cancel goes out.
-  await acp.waitForUpdate('agent_message_chunk');
-  // And the title call beside it has answered: its usage counts in the cancelled turn's cost only when it
-  // finished first, a race the snapshot would otherwise record either way.
-  await acp.waitForUpdate('session_info_update');
-  await acp.cancel();
-  expect((await turn).stopReason).toBe('cancelled');
-  await sessionUpdatesIn(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
+// The package's starter tests: no model, a plain answer, a tool call, a multi-turn conversation, a cancelled turn.
+starterSuite({
+  loadSession: true,
+  // The stand-in quotes the cwd, and today's date from claude's system reminder.
+  scripted: { date: /as of \d{4}-\d{2}-\d{2}\./ },
+  // Its commands twice and the session's title (see sessionUpdatesIn).
+  settle: { available_commands_update: 2, session_info_update: 1 },
+  // And the title call beside the stream has answered before the cancel: its usage counts in the cancelled
+  // turn's cost only when it finished first, a race the snapshot would otherwise record either way.
+  cancelAfter: ['agent_message_chunk', 'session_info_update'],
 });
 
 test('quirk: a session starts in the mode that asks before edits, with no set_mode racing the first model call', async ({

@@ -90,13 +90,15 @@ test('--agent NAME writes the config, the starter spec and the scripts, keeps th
     "record: { upstream: { baseUrlEnv: 'MODEL_UPSTREAM_URL', apiKeyEnv: 'OPENAI_API_KEY' } },",
   );
   const spec = await readFile(join(project, 'tests/qwen.spec.ts'), 'utf8');
-  expect([...spec.matchAll(/^test\('([^']+)'/gm)].map((m) => m[1])).toEqual([
-    'no model: initialize and a new session',
-    'a plain answer',
-    'a tool call with a permission request',
-  ]);
-  // qwen's commands come at a time that varies: the prompting tests wait for them before closing.
-  expect(spec.match(/await settled\(acp\);/g)).toHaveLength(2);
+  // The package's starter suite with qwen's options (its commands come at a time that varies: the prompting
+  // tests wait for them before closing), then the one place for the user's own tests, with none of them yet.
+  expect(spec).toContain("import { expect, starterSuite, test } from '@acp-snapshot/playwright';");
+  expect(spec).toContain('starterSuite({\n  // qwen lists its commands');
+  expect(spec).toContain('  settle: { available_commands_update: 1 },\n});\n');
+  const [suite, yours] = spec.split('// ---- Your own tests: below this line. ----\n');
+  expect(suite).toMatch(/^starterSuite\(/m);
+  expect(yours).toBeDefined();
+  expect(spec.match(/^test\(/gm)).toBeNull();
   const pkg = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
   expect(pkg).toEqual({
     ...NPM_INIT,
@@ -130,7 +132,7 @@ test('a script the user has is kept: init adds its own beside it, and prints tha
   // gemini asks only before it overwrites: its tool test starts with the list in its workspace.
   expect(await readFile(join(project, 'tests/seed/notes.txt'), 'utf8')).toBe('bread 🍞\n');
   expect(await readFile(join(project, 'tests/gemini.spec.ts'), 'utf8')).toContain(
-    "test.use({ workspaceSeed: 'tests/seed' });",
+    "\n  toolSeed: 'tests/seed',\n",
   );
 });
 
@@ -222,9 +224,7 @@ test('--agent opencode: its bin is a native executable, so the config holds the 
   expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
     'agents: { opencode: agents.opencode() },',
   );
-  expect(await readFile(join(project, 'tests/opencode.spec.ts'), 'utf8')).toContain(
-    "test('a tool call with a permission request'",
-  );
+  expect(await readFile(join(project, 'tests/opencode.spec.ts'), 'utf8')).toContain('\nstarterSuite();\n');
   expect(r.out).toContain(
     'init: wrote playwright.config.ts, tests/opencode.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=opencode:record".',
   );
