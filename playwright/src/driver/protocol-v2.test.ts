@@ -127,6 +127,14 @@ fixtures.describe('an agent answering 1', () => {
       expect(acp.sent.filter((l) => l.text.includes('"initialize"'))).toHaveLength(1);
       expect(acp.sent[0]!.text).toContain('"protocolVersion":2');
       expect(acp.stdout[0]!.text).toContain('"protocolVersion":1');
+      // The v1 client's requests continue the ids after the v2 initialize's 0, and its answers reach it.
+      const requests = acp.sent.map((l) => JSON.parse(l.text) as { id?: unknown; method?: string });
+      expect(requests.map((m) => [m.method, m.id])).toEqual([
+        ['initialize', 0],
+        ['session/new', 1],
+      ]);
+      const answered = acp.stdout.map((l) => JSON.parse(l.text) as { id?: unknown; method?: string });
+      expect(answered.filter((m) => m.method === undefined).map((m) => m.id)).toEqual([0, 1]);
     });
   });
 
