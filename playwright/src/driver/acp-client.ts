@@ -27,6 +27,7 @@ import {
   protocolLine,
   v2Capabilities,
   v2ClientApp,
+  v2McpServers,
   v2TurnText,
 } from './protocol-v2.js';
 import { v2WireProblems } from './v2-wire-rules.js';
@@ -344,11 +345,12 @@ export class AcpClient {
   async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
     return this.request('session/new', async (proc) => {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
+      const mcpServers = params.mcpServers ?? this.opts.mcpServers ?? [];
       const r = await this.guard(
         proc,
         this.agentOf(proc).request('session/new', {
-          mcpServers: this.opts.mcpServers ?? [],
           ...params,
+          mcpServers: proc.connectionV2 ? (v2McpServers(mcpServers) as acp.McpServer[]) : mcpServers,
           cwd,
         }),
       );

@@ -91,6 +91,16 @@ fixtures.describe('an agent answering v2', () => {
     await expect(acp).toMatchAcpSnapshot();
   });
 
+  fixtures('an MCP server in session/new names its stdio transport, as v2 requires', async ({ acp }) => {
+    await acp.initialize();
+    const server = { name: 'notes', command: process.execPath, args: ['notes.js'], env: [] };
+    const { sessionId } = await acp.newSession({ mcpServers: [server] });
+    expect(sessionId).toMatch(/^sess_/);
+    const sent = acp.sent.find((l) => l.text.includes('"session/new"'));
+    expect(JSON.parse(sent!.text).params.mcpServers).toEqual([{ type: 'stdio', ...server }]);
+    await acp.close();
+  });
+
   fixtures('malformed v2 fails naming the line and the rule', async ({ acp }) => {
     await acp.initialize();
     await acp.newSession();
