@@ -8,6 +8,11 @@ const recorded = fileURLToPath(
 );
 
 test.use({ model: { kind: 'http', exchanges: recorded } });
+// The drift is the model side's, the same on ACP v1 and v2: it is shown on v1, whose recording this replays.
+test.skip(
+  ({ protocolVersion }) => protocolVersion === 2,
+  'the model requests drift the same on ACP v1 and v2: shown on v1',
+);
 
 test('a changed prompt is refused, naming the part of the request that changed', async ({
   acp,
