@@ -108,6 +108,14 @@ export function recordedProtocols(dir) {
 
 /** A Playwright JSON report without what the table does not need: each test's title, file and statuses. */
 export function trimReplay(report, { pkg, version, date, node }) {
+  // The example's projects (one per ACP version when the config names several), not the coverage teardown.
+  const projects = (report.config?.projects ?? []).filter((p) => p.name !== 'acp-coverage');
+  const perProject = projects.length > 1;
+  const protocols = Object.fromEntries(
+    projects
+      .filter((p) => p.metadata?.protocolVersion !== undefined)
+      .map((p) => [p.name, p.metadata.protocolVersion]),
+  );
   const tests = [];
   const walk = (suites) => {
     for (const suite of suites ?? []) {
@@ -120,6 +128,7 @@ export function trimReplay(report, { pkg, version, date, node }) {
           tests.push({
             file: spec.file,
             title: spec.title,
+            ...(perProject ? { project: t.projectName } : {}),
             statuses: t.results.map((r) => r.status),
             ...(fixme ? { [fixme.type]: fixme.description ?? '' } : {}),
             ...(protocol ? { protocol } : {}),
@@ -132,7 +141,7 @@ export function trimReplay(report, { pkg, version, date, node }) {
   // One entry per test: --repeat-each makes a test per repeat.
   const merged = new Map();
   for (const t of tests) {
-    const key = `${t.file}\n${t.title}`;
+    const key = `${t.file}\n${t.title}\n${t.project ?? ''}`;
     const seen = merged.get(key);
     if (seen) seen.statuses.push(...t.statuses);
     else merged.set(key, { ...t, statuses: [...t.statuses] });
@@ -142,7 +151,10 @@ export function trimReplay(report, { pkg, version, date, node }) {
     date,
     node,
     repeatEach: REPEAT_EACH,
-    tests: [...merged.values()].sort((a, b) => `${a.file} ${a.title}`.localeCompare(`${b.file} ${b.title}`)),
+    ...(Object.keys(protocols).length ? { protocols } : {}),
+    tests: [...merged.values()].sort((a, b) =>
+      `${a.file} ${a.title} ${a.project ?? ''}`.localeCompare(`${b.file} ${b.title} ${b.project ?? ''}`),
+    ),
   };
 }
 
@@ -197,11 +209,18 @@ function replayCell(ex) {
   const green = r.tests.filter(
     (t) => t.statuses.length === r.repeatEach && t.statuses.every((s) => s === 'passed'),
   );
-  const fixme = r.tests.filter((t) => t.fixme !== undefined || t.skip !== undefined);
-  const red = r.tests.filter((t) => !green.includes(t) && !fixme.includes(t));
+  const fixme = r.tests.filter((t) => t.fixme !== undefined);
+  const skipped = r.tests.filter((t) => t.skip !== undefined);
+  const red = r.tests.filter((t) => !green.includes(t) && !fixme.includes(t) && !skipped.includes(t));
+  // The ACP versions its green tests ran on, when the example runs more than v1.
+  const versions = [...new Set(green.map((t) => r.protocols?.[t.project] ?? 1))].sort();
   const parts = [
     `${green.length}/${r.tests.length} green ×${r.repeatEach}`,
+    versions.some((v) => v !== 1)
+      ? `on ACP ${versions.map((v) => (typeof v === 'number' ? `v${v}` : v)).join(' and ')}`
+      : '',
     fixme.length ? `${fixme.length} fixme` : '',
+    skipped.length ? `${skipped.length} skipped on a version that lacks what they test` : '',
     red.length ? `**${red.length} red**: ${red.map((t) => cell(t.title)).join('; ')}` : '',
   ];
   return `${parts.filter(Boolean).join(', ')} (${r.date}, Node ${r.node})`;
@@ -210,7 +229,8 @@ function replayCell(ex) {
 /** The Markdown table, one row per example. */
 export function renderCompat(examples) {
   const rows = examples.map((ex) => {
-    const titles = ex.replayed?.tests.map((t) => t.title) ?? [];
+    // A test run on several ACP versions is one test of the agent's.
+    const titles = [...new Set(ex.replayed?.tests.map((t) => t.title) ?? [])];
     const quirks = titles.filter((t) => t.startsWith('quirk:')).map((t) => t.slice('quirk:'.length).trim());
     const faults = titles.filter((t) => t.startsWith('fault:')).length;
     const proven = ex.profile.proven.includes(ex.version)
@@ -316,7 +336,8 @@ export function verifyReplay(dir, report, profilesDir = PROFILES_DIR) {
       `examples/${name}/${REPLAYED} is of ${pkg} ${kept.agent.version}; the lockfile installs ${version}; ${keep}`,
     ];
   const now = trimReplay(report, { ...kept.agent, date: kept.date, node: kept.node }).tests;
-  const show = (t) => `${t.file} "${t.title}" [${t.statuses.join(', ')}]`;
+  const show = (t) =>
+    `${t.file} "${t.title}"${t.project ? ` (${t.project})` : ''} [${t.statuses.join(', ')}]`;
   const was = new Set(kept.tests.map(show));
   const is = new Set(now.map(show));
   const problems = [

@@ -156,6 +156,53 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
   }
 });
 
+test('an example run on ACP v1 and v2 keeps each test once per project, with the version of each', () => {
+  const test2 = (projectName: string, status: string, skip?: string) => ({
+    projectName,
+    annotations: skip ? [{ type: 'skip', description: skip }] : [],
+    results: [{ status }],
+  });
+  const run = {
+    config: {
+      projects: [
+        { name: 'claude', metadata: { protocolVersion: 1 } },
+        { name: 'claude-v2', metadata: { protocolVersion: 2 } },
+        { name: 'acp-coverage', metadata: {} },
+      ],
+    },
+    suites: [
+      {
+        specs: [
+          {
+            title: 'a plain answer',
+            file: 'c.spec.ts',
+            tests: [test2('claude', 'passed'), test2('claude-v2', 'passed')],
+          },
+          {
+            title: 'no model',
+            file: 'c.spec.ts',
+            tests: [test2('claude', 'passed'), test2('claude-v2', 'skipped', 'ACP v2 has no session/load')],
+          },
+        ],
+      },
+    ],
+  };
+  const kept = trimReplay(run, { pkg: 'p', version: '1', date: '2026-12-05', node: '22' });
+  expect(kept.protocols).toEqual({ claude: 1, 'claude-v2': 2 });
+  expect(kept.tests).toEqual([
+    { file: 'c.spec.ts', title: 'a plain answer', project: 'claude', statuses: ['passed'] },
+    { file: 'c.spec.ts', title: 'a plain answer', project: 'claude-v2', statuses: ['passed'] },
+    { file: 'c.spec.ts', title: 'no model', project: 'claude', statuses: ['passed'] },
+    {
+      file: 'c.spec.ts',
+      title: 'no model',
+      project: 'claude-v2',
+      statuses: ['skipped'],
+      skip: 'ACP v2 has no session/load',
+    },
+  ]);
+});
+
 test('a file without the markers is refused, naming the file and the markers', () => {
   expect(() => withSection('no markers', { start: START, end: END, file: 'docs/agents.md' }, 'x')).toThrow(
     /^docs\/agents\.md: the markers <!-- compat:start .* and <!-- compat:end --> are missing/,

@@ -27,6 +27,7 @@ import {
   protocolLine,
   v2Capabilities,
   v2ClientApp,
+  v2McpServers,
   v2TurnText,
 } from './protocol-v2.js';
 import { v2WireProblems } from './v2-wire-rules.js';
@@ -370,7 +371,11 @@ export class AcpClient {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
-        this.agentOf(proc).request('session/new', { ...params, mcpServers, cwd }),
+        this.agentOf(proc).request('session/new', {
+          ...params,
+          mcpServers: proc.connectionV2 ? (v2McpServers(mcpServers) as acp.McpServer[]) : mcpServers,
+          cwd,
+        }),
       );
       this.sessionId = r.sessionId;
       this.sessions.push({ sessionId: r.sessionId, cwd });
