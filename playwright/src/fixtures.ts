@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
-import { attachConversation } from './compare/conversation.js';
+import { attachConversation } from './report/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';

@@ -7,8 +7,8 @@
 
 import { relative } from 'node:path';
 import { expect as base, test } from '@playwright/test';
-import { attachConversation } from './compare/conversation.js';
-import { unifiedDiff } from './compare/diff.js';
+import { attachConversation } from './report/conversation.js';
+import { unifiedDiff } from './report/diff.js';
 import { harvestLog, projectHarvested } from './compare/harvest.js';
 import { type SnapshotPaths, settleSnapshots } from './compare/snapshot-files.js';
 import { fileSnapshotStore } from './compare/snapshot-store.js';

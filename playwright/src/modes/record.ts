@@ -12,7 +12,7 @@ import { loadScript, startEmulator } from '@acp-snapshot/emulator';
 import { machineSecrets, type Secrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
 import { replaceLogRoots, serializeLog } from '@acp-snapshot/session-log';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
 import { DriverError, type DriverResult, type StepRunner } from '../driver/driver.js';
 import type { ScenarioRules } from '../profile.js';
 import { rootMap } from '../roots/roots.js';

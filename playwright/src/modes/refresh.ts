@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { recordCommand } from '@acp-snapshot/core';
 import { machineSecrets } from '@acp-snapshot/model-http';
 import type { TestInfo } from '@playwright/test';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
 import { adoptRecordedProvider, recordsWithRecordedProvider } from '../compare/harvest.js';
 import { replayVerdict } from '../compare/verdict.js';
 import type { StepRunner } from '../driver/driver.js';

@@ -16,7 +16,7 @@ export {
 } from '@acp-snapshot/conformance';
 // What recording scrubs by (the failure catalog's harness layer checks its attachments with it).
 export { machineSecrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
-export { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
+export { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
 export { recordedModelCalls } from '../compare/harvest.js';
 export { replayFailures } from '../compare/replay-report.js';
 export { readExpected } from '../compare/snapshot-store.js';

@@ -9,7 +9,7 @@ import {
   driverFailureArtifacts,
   firstEventPatch,
 } from './failure-artifacts.js';
-import { compareSurface } from './surfaces.js';
+import { compareSurface } from '../compare/surfaces.js';
 
 test('the JSON Patch covers the first differing event only', () => {
   const a = '{"type":"a"}\n{"type":"turn/end","kind":"completed"}\n{"x":1}\n';
