@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { compareSurface } from '../compare/surfaces.js';
 import { fixturesDir } from '../scenario/corpus.js';
 import { sessionLogMismatchMessage, stdoutMismatchMessage } from './mismatch-messages.js';
-import { compareSurface } from '../compare/surfaces.js';
 
 test('a session log compares normalized, and a difference names the field, the transcript and the command', () => {
   // Volatile values are normalized away on both sides.
