@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect } from '../matchers.js';
-import { conversation } from '../report/conversation.js';
+import { conversation } from '../report/conversation-model.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { protocolLine } from './protocol-v2.js';
 
