@@ -6,8 +6,12 @@ import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 
 const ROOT = join(import.meta.dirname, '..');
-/** The packages the published bundle holds whose messages reach a user (the harness and what it inlines). */
-const PUBLISHED = ['playwright/src', 'conformance/src', 'model-http/src', 'core/src'];
+/**
+ * The packages the published bundle holds whose messages reach a user (the harness and what it inlines: a session
+ * log's and a replay override's errors reach the author of an agent that writes the log). The emulator is inlined
+ * too, but its script errors name scripts of this repository only (the corpus's and the examples' stand-ins).
+ */
+const PUBLISHED = ['playwright/src', 'conformance/src', 'model-http/src', 'core/src', 'session-log/src'];
 const FOLDERS =
   'docs|playwright|conformance|core|model-http|emulator|session-log|llm-replay|agent|scripts|e2e|examples';
 /** A repository path: a doc, or a source or README file of one of its folders (not `node_modules/...`). */
