@@ -1,6 +1,6 @@
 // A message a user of @acp-snapshot/playwright sees never points at this repository's files (`docs/x.md`,
 // `playwright/src/x.ts`, `model-http/README.md`): the package ships its own README and nothing else, so a message
-// cites that (`the @acp-snapshot/playwright README, "Provider faults"`, a heading docs-links.test.ts checks).
+// cites a section of that through core's `readmeSection('Provider faults')`, a heading docs-links.test.ts checks.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -50,7 +50,7 @@ test('no message of the published package names a file of this repository', () =
     }
   expect(
     found,
-    'cite the @acp-snapshot/playwright README\'s section instead (e.g. the @acp-snapshot/playwright README, "Public API")',
+    "cite a section of the @acp-snapshot/playwright README instead: readmeSection('Public API') of @acp-snapshot/core",
   ).toEqual([]);
 });
 
