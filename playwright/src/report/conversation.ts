@@ -124,8 +124,9 @@ export async function attachConversation(
       )
     : conversationHtml(info.title, actual);
   await info.attach('conversation.html', { body: html, contentType: 'text/html' });
-  await info.attach('conversation.txt', {
-    body: transcriptText(conversationLines(actual)),
-    contentType: 'text/plain',
-  });
+  if (actual.length > 0)
+    await info.attach('conversation.txt', {
+      body: transcriptText(conversationLines(actual)),
+      contentType: 'text/plain',
+    });
 }
