@@ -209,6 +209,16 @@ test('the first difference marks the changed words, keeps a line of context and 
   ).toBe(['      turn 1', '    + tool call_0: pending', '      agent: a'].join('\n'));
 });
 
+test('a long tool line changed far into its text keeps the tool call title in view', () => {
+  const tool = (word: string) =>
+    `edit · Edit {{cwd}}/greeting.py — pending: input: {"path":"{{cwd}}/greeting.py","new_string":"${'x'.repeat(90)} ${word}"}`;
+  const shown = firstTranscriptDifference([tool('ACP')], [tool('AXP')]);
+  expect(shown).toMatch(
+    /^ {4}~ edit · Edit \{\{cwd\}\}\/greeting\.py — pending: …x+ \[-ACP-\]\{\+AXP\+\}"\}$/,
+  );
+  expect(shown.length).toBeLessThanOrEqual(100);
+});
+
 test('a long first difference is cut, and differences further on are counted', () => {
   const a = Array.from({ length: 40 }, (_, i) => `agent: line ${i}`);
   const b = a.map((l, i) => (i < 20 || i === 35 ? `${l} changed` : l));

@@ -270,13 +270,16 @@ export function transcriptDiff(
 }
 
 /**
- * A line cut to `width`: its label (`~ agent:`) kept, then from a little before its first `[-`/`{+`
+ * A line cut to `width`: its label (`~ agent:`, a tool call's title) kept, then from a little before its first `[-`/`{+`
  * mark, so the changed words are in view however far into a long message they are.
  */
 function clipAround(line: string, width: number): string {
   if (line.length <= width) return line;
-  const label = /^. (?:[←→] )?[^ :]*:? /.exec(line)?.[0] ?? '';
   const mark = line.search(/\[-|\{\+/);
+  // The line's title (`~ edit · Edit a.py — completed: `) when short and before the change, else its first word.
+  const title = /^. [^⏎]{0,60}?: /.exec(line)?.[0];
+  const label =
+    title && (mark < 0 || title.length <= mark) ? title : (/^. (?:[←→] )?[^ :]*:? /.exec(line)?.[0] ?? '');
   const at = Math.max(mark - 30, label.length);
   const head = at > label.length ? `${label}…` : label;
   const rest = line.slice(at);
