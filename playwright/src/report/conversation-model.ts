@@ -10,6 +10,7 @@
  * (conversation.ts: `conversation.html`). A view only: the JSONL stays the source of truth.
  */
 
+import { clipText } from '@acp-snapshot/core';
 import { structuredPatch } from 'diff';
 import { idleStopReason, isPromptAck } from '../driver/protocol-v2.js';
 import { joinRootSlices } from './root-slices.js';
@@ -174,12 +175,18 @@ function clientSide(sent: readonly string[]): { requests: ClientRequest[]; answe
   return { requests, answers };
 }
 
-/** Params without the session id every request repeats, as compact JSON; '' when nothing is left. */
+/** Longest JSON detail (a request's other params, an update's fields) kept in a block: a glance, not the record. */
+const DETAIL_MAX = 160;
+
+/**
+ * Params without the session id every request repeats, as compact JSON clipped to a glance; '' when nothing
+ * is left. A long list (available commands, an agent's models) would push the conversation off the first screen.
+ */
 function restJson(params: Json, without: readonly string[]): string {
   const rest = Object.fromEntries(
     Object.entries(params).filter(([k]) => k !== 'sessionId' && !without.includes(k)),
   );
-  return Object.keys(rest).length > 0 ? JSON.stringify(rest) : '';
+  return Object.keys(rest).length > 0 ? clipText(JSON.stringify(rest), DETAIL_MAX) : '';
 }
 
 /**
@@ -223,12 +230,12 @@ function responseBlock(m: Json, of: string | undefined): Block | undefined {
     return { kind: 'info', title: `${named} → protocol ${String(r.protocolVersion)}${info}`, body: '' };
   }
   if (typeof r.sessionId === 'string') {
+    // The session and its settings; what else it offers (models, commands) is a capability, like initialize's.
     const { sessionId, modes, configOptions } = r;
-    const rest = restJson(r, ['modes', 'configOptions']);
     return {
       kind: 'info',
       title: `${named} → ${sessionId}${sessionSettings(modes, configOptions)}`,
-      body: rest,
+      body: '',
     };
   }
   const settings = sessionSettings(undefined, r.configOptions);
