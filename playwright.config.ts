@@ -62,7 +62,7 @@ export default defineConfig<SnapshotOptions & AcpOptions & SuiteOptions>({
     ['html', { open: 'never', outputFolder: join(results, 'playwright-report') }],
     ['json', { outputFile: join(results, 'test-results/report.json') }],
     // One block per shared cause at the end of a red run, with the command that accepts it.
-    ['./playwright/src/reporter/summary-reporter.ts'],
+    ['./playwright/src/report/summary-reporter.ts'],
     ...(CI ? ([['blob', { outputDir: join(results, 'blob-report') }]] as const) : []),
   ],
   use: { trace: 'retain-on-failure', agentCommands },

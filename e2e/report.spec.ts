@@ -145,6 +145,16 @@ test('the conversation view of a passing and a failing scenario, in Chromium: th
     await expect(page.locator('.tool', { hasText: '+    return "Hello, ACP"' }).first()).toBeVisible();
     await expect(page.locator('.response')).toContainText('stop: end_turn');
     await expect(page.locator('tr.changed')).toHaveCount(0);
+    // The same blocks as text (conversation.txt), one line each: what a terminal and a failure message show.
+    const text = await attachmentOf(
+      join(sh.results, 'test-results', 'report.json'),
+      'edit-allowed',
+      'conversation.txt',
+    );
+    expect(text).toMatch(/^user: In greeting\.py, make the greeting say/m);
+    expect(text).toMatch(/^permission asked: .*⏎answered: Allow/m);
+    expect(text).toMatch(/^edit · .*\+ {4}return "Hello, ACP"/m);
+    expect(text).toMatch(/^stop: end_turn$/m);
   } finally {
     await browser.close();
   }

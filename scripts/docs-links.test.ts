@@ -126,6 +126,7 @@ test('a broken link or section citation is named with its file, line and what is
     '/* see README',
     ' * "Canonical form" and the harness README,',
     ' * "Provider faults"; docs/missing.md and playwright/README.md and /home/u/x/README.md */',
+    "const e = ['see', readmeSection('Record modes'), 'not', readmeSection(\"Gone section\")];",
   ].join('\n');
   expect(formatProblems(citationProblems(planted, 'session-log/src/x.ts', code))).toEqual([
     'session-log/src/x.ts:4: docs/scenarios.md#recording: docs/scenarios.md has no heading with the anchor #recording',
@@ -135,6 +136,7 @@ test('a broken link or section citation is named with its file, line and what is
     'session-log/src/x.ts:7: README "Canonical form": session-log/README.md has no heading "Canonical form" (its headings: "session-log", "Storage rows")',
     'session-log/src/x.ts:8: the harness README, "Provider faults": playwright/README.md has no heading "Provider faults" (its headings: "harness", "Record modes")',
     'session-log/src/x.ts:9: docs/missing.md: docs/missing.md does not exist',
+    'session-log/src/x.ts:10: readmeSection("Gone section"): playwright/README.md has no heading "Gone section" (its headings: "harness", "Record modes")',
   ]);
 });
 

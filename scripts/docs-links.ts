@@ -146,6 +146,9 @@ const README_HEADING = new RegExp(
   'g',
 );
 
+/** `readmeSection('X')` (core's fix-commands.ts): a message's citation of the published package's README. */
+const README_SECTION_CALL = /\breadmeSection\(\s*(['"`])(?<heading>[^'"`\n]+)\1\s*\)/g;
+
 /** The citations of doc sections in a text (code, comments, messages, prose) and whether each resolves. */
 export function citationProblems(repo: Repo, file: string, text: string): DocProblem[] {
   const problems: DocProblem[] = [];
@@ -177,6 +180,8 @@ export function citationProblems(repo: Repo, file: string, text: string): DocPro
     const readme = pkg ? namedReadme(pkg) : packageReadme(repo, file);
     report(m.index, m[0], resolveTarget(repo, readme, { heading: m.groups!.heading! }));
   }
+  for (const m of text.matchAll(README_SECTION_CALL))
+    report(m.index, m[0], resolveTarget(repo, namedReadme('harness'), { heading: m.groups!.heading! }));
   return problems.sort((a, b) => a.line - b.line);
 }
 

@@ -1,13 +1,17 @@
 // A message a user of @acp-snapshot/playwright sees never points at this repository's files (`docs/x.md`,
 // `playwright/src/x.ts`, `model-http/README.md`): the package ships its own README and nothing else, so a message
-// cites that (`the @acp-snapshot/playwright README, "Provider faults"`, a heading docs-links.test.ts checks).
+// cites a section of that through core's `readmeSection('Provider faults')`, a heading docs-links.test.ts checks.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 
 const ROOT = join(import.meta.dirname, '..');
-/** The packages the published bundle holds whose messages reach a user (the harness and what it inlines). */
-const PUBLISHED = ['playwright/src', 'conformance/src', 'model-http/src', 'core/src'];
+/**
+ * The packages the published bundle holds whose messages reach a user (the harness and what it inlines: a session
+ * log's and a replay override's errors reach the author of an agent that writes the log). The emulator is inlined
+ * too, but its script errors name scripts of this repository only (the corpus's and the examples' stand-ins).
+ */
+const PUBLISHED = ['playwright/src', 'conformance/src', 'model-http/src', 'core/src', 'session-log/src'];
 const FOLDERS =
   'docs|playwright|conformance|core|model-http|emulator|session-log|llm-replay|agent|scripts|e2e|examples';
 /** A repository path: a doc, or a source or README file of one of its folders (not `node_modules/...`). */
@@ -46,7 +50,7 @@ test('no message of the published package names a file of this repository', () =
     }
   expect(
     found,
-    'cite the @acp-snapshot/playwright README\'s section instead (e.g. the @acp-snapshot/playwright README, "Public API")',
+    "cite a section of the @acp-snapshot/playwright README instead: readmeSection('Public API') of @acp-snapshot/core",
   ).toEqual([]);
 });
 

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { placeholderPattern } from '@acp-snapshot/core';
+import { placeholderPattern, readmeSection } from '@acp-snapshot/core';
 import { z } from 'zod';
 import { type ModelStandIn, STAND_IN_TEXT, startModelStandIn } from './model.js';
 import type { AgentTarget, PreparedTarget, PrepareInput } from './runner.js';
@@ -50,7 +50,8 @@ export function parseProfile(value: unknown, source: string): ConformanceProfile
     const problems = r.error.issues.map((i) => `${i.path.join('.') || '(profile)'}: ${i.message}`);
     throw new Error(
       `${source}: not an agent profile:\n  ${problems.join('\n  ')}\n` +
-        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } (the AgentProfile of the @acp-snapshot/playwright README, "Public API").',
+        'An agent profile is { command: [executable, ...args], env?: {NAME: value}, home?: {"relative/path": content}, exitGraceMs?, settleMs?, exit?: "stdin" | "signal", clientCapabilities?: {fs: {readTextFile, writeTextFile}} } ' +
+        `(the AgentProfile of ${readmeSection('Public API')}).`,
     );
   }
   const profile: ConformanceProfile = r.data;

@@ -1,6 +1,7 @@
 /**
  * The commands a message tells its reader to run to fix what it reports, spelled once for every package (the
- * guards, the verdicts, record and refresh, the replay plugin), so a renamed script changes one place.
+ * guards, the verdicts, record and refresh, the replay plugin), so a renamed script changes one place; and the
+ * docs it sends them to.
  */
 
 const named = (names: readonly string[]) => (names.length ? ` -- ${names.join(' ')}` : '');
@@ -23,4 +24,13 @@ export function updateSnapshotsCommand(grep?: string): string {
 /** Accepts the changed snapshots of the spec tests whose title matches `title` (Playwright's own flag). */
 export function acceptSnapshotsCommand(title: string): string {
   return `npx playwright test --update-snapshots -g ${title}`;
+}
+
+/**
+ * Where a message sends its reader to read more: a section of the README the published package ships (its users
+ * have none of this repository's docs), and where that README is once installed. docs-links.test.ts checks that
+ * each heading cited through this is one of playwright/README.md.
+ */
+export function readmeSection(heading: string): string {
+  return `the @acp-snapshot/playwright README (node_modules/@acp-snapshot/playwright/README.md), "${heading}"`;
 }

@@ -25,6 +25,7 @@ export {
 } from './fingerprint.js';
 export {
   acceptSnapshotsCommand,
+  readmeSection,
   recordCommand,
   refreshCommand,
   updateSnapshotsCommand,

@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { type WireFormat, wireFormatOf } from '@acp-snapshot/core';
+import { readmeSection, type WireFormat, wireFormatOf } from '@acp-snapshot/core';
 import { z } from 'zod';
 import { clientGone, writeFrame } from './http.js';
 import { malformedFrame, providerErrorBody } from './provider-errors.js';
@@ -116,7 +116,7 @@ export function parseFaults(faults: unknown, where: string): ModelFault[] {
         ? issue.keys.join(', ')
         : 'kind';
     throw new Error(
-      `${where}: fault ${i + 1}: ${field}: ${issue.message}; a fault is { kind: 'status' | 'cut' | 'malformed' | 'stall' | 'delay', ... } (see the @acp-snapshot/playwright README, "Provider faults")`,
+      `${where}: fault ${i + 1}: ${field}: ${issue.message}; a fault is { kind: 'status' | 'cut' | 'malformed' | 'stall' | 'delay', ... } (see ${readmeSection('Provider faults')})`,
     );
   });
 }

@@ -10,7 +10,6 @@ import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
-import { attachConversation } from './compare/conversation.js';
 import { writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
@@ -29,6 +28,7 @@ import {
 } from './model/http-model.js';
 import { resolveAgentCommand } from './process/agent-command.js';
 import type { AgentProfile } from './profile.js';
+import { attachConversation } from './report/conversation.js';
 import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
 import { RunDirs, settleTestDirs } from './roots/run-dirs.js';
 

@@ -52,6 +52,7 @@ fixtures.describe('an agent that echoes its prompt, whose profile normalizes a r
         expect(testInfo.attachments.map((a) => a.name)).toEqual([
           `${dir}/stdout.jsonl.diff`,
           'conversation.html',
+          'conversation.txt',
         ]);
         expect(String(testInfo.attachments[0]!.body)).toContain('+{"jsonrpc"');
         // The side-by-side view, whatever suffix the snapshot path template adds to the file name.

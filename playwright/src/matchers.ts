@@ -7,8 +7,6 @@
 
 import { relative } from 'node:path';
 import { expect as base, test } from '@playwright/test';
-import { attachConversation } from './compare/conversation.js';
-import { unifiedDiff } from './compare/diff.js';
 import { harvestLog, projectHarvested } from './compare/harvest.js';
 import { type SnapshotPaths, settleSnapshots } from './compare/snapshot-files.js';
 import { fileSnapshotStore } from './compare/snapshot-store.js';
@@ -17,6 +15,8 @@ import { captureWorkspace } from './compare/workspace.js';
 import { type AcpClient, settleStdout } from './driver/acp-client.js';
 import { testDirName } from './fixtures.js';
 import { normalizeJsonlText } from './normalize/normalize.js';
+import { attachConversation } from './report/conversation.js';
+import { unifiedDiff } from './report/diff.js';
 
 /** The snapshot texts of a finished (or paused) run. */
 export async function acpSnapshotTexts(

@@ -23,8 +23,10 @@ import {
   unpackChunk,
 } from './rows.js';
 
+// The row formats are in session-log/README.md; a user of the published package does not have it, and the
+// message already names the file, line, row kind and field.
 const FIX_HINT =
-  'The log is corrupt or was edited by hand: fix or remove that line (row formats: session-log/README.md), or re-record the session';
+  'The log is corrupt or was edited by hand: fix or remove that line, or re-record the session';
 
 /** A session log that cannot be read: names the file and line, the row kind and the offending field. */
 export class LogFormatError extends Error {
@@ -247,7 +249,7 @@ export class RowDecoder {
         rowKindOf(row),
         'type',
         'the first row must be the session header ("type":"session/header")',
-        'Is this an acp-snapshot session log? Its first line must be the header row (session-log/README.md)',
+        'Is this an acp-snapshot session log? Its first line must be the header row',
       );
     }
     if (r!.format !== LOG_FORMAT) {

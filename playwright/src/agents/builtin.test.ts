@@ -264,7 +264,7 @@ test.describe('proven versions', () => {
     expect(problem).toBe(
       'agents.qwenCode(): the agent\'s initialize answer no longer looks as the profile expects (proven on @qwen-code/qwen-code 0.24.4; this agent says version "0.61.0"): ' +
         'agentInfo.name is "gemini-cli", expected "qwen-code"; protocolVersion is 2, expected 1. ' +
-        'Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot\'s issues with this message, or write an AgentProfile of your own (the @acp-snapshot/playwright README, "Public API").',
+        'Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot\'s issues with this message, or write an AgentProfile of your own (the @acp-snapshot/playwright README (node_modules/@acp-snapshot/playwright/README.md), "Public API").',
     );
   });
 });

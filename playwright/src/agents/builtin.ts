@@ -3,8 +3,10 @@
  * the user's options merged over the profile without replacing its safety settings, the versions it was
  * proven on (a warning once for another, a clear failure when `initialize` no longer looks as expected).
  */
+
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { readmeSection } from '@acp-snapshot/core';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentProfile, NormalizeRules, Rule } from '../profile.js';
 
@@ -239,7 +241,8 @@ export function checkInitialize(
   return (
     `agents.${def.name}(): the agent's initialize answer no longer looks as the profile expects (proven on ${def.pkg} ${def.proven.join(', ')}; ` +
     `this agent says version ${JSON.stringify(version)}): ${problems.join('; ')}. ` +
-    'Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot\'s issues with this message, or write an AgentProfile of your own (the @acp-snapshot/playwright README, "Public API").'
+    "Check that the command runs the agent you meant; if it does, the profile needs an update: report it to acp-snapshot's issues " +
+    `with this message, or write an AgentProfile of your own (${readmeSection('Public API')}).`
   );
 }
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { clipText } from '@acp-snapshot/core';
 import { type LogRecord, serializeLog } from '@acp-snapshot/session-log';
-import { firstDifferingLine } from './diff.js';
+import { firstDifferingLine } from '../report/diff.js';
 
 /**
  * Why `text` (the log file's content, decompressed) is not the canonical serialization of its own

@@ -7,8 +7,8 @@
 import { cutText } from '@acp-snapshot/core';
 import { NormalizeError, normalizeJsonlText, normalizeStdout } from '../normalize/normalize.js';
 import { applyRules, type NormalizeRules } from '../profile.js';
+import { type Cause, jsonLinesCause, logCause, workspaceCause } from '../report/causes.js';
 import { rootMap, type TestRoots } from '../roots/roots.js';
-import { type Cause, jsonLinesCause, logCause, workspaceCause } from './causes.js';
 import { adoptRecordedProvider } from './harvest.js';
 
 /** A compared surface. */

@@ -11,13 +11,13 @@
 import { relative } from 'node:path';
 import { acceptSnapshotsCommand, recordCommand } from '@acp-snapshot/core';
 import type { FullConfig } from '@playwright/test';
-import type { ScenarioPaths } from '../scenario/corpus.js';
-import { type Cause, driftCause, perTestDriftText } from './causes.js';
+import { type Cause, driftCause, perTestDriftText } from '../report/causes.js';
 import {
   sessionLogMismatchMessage,
   snapshotFileMismatch,
   stdoutMismatchMessage,
-} from './mismatch-messages.js';
+} from '../report/mismatch-messages.js';
+import type { ScenarioPaths } from '../scenario/corpus.js';
 import { replayDrift, replayFailureMessage, replayFailures, unusedRecordedCalls } from './replay-report.js';
 import { compareSurface, liveLog, nonJsonLines, type Surface, type SurfaceComparison } from './surfaces.js';
 import { workspaceMismatchMessage } from './workspace.js';

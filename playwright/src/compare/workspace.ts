@@ -11,8 +11,8 @@ import { updateSnapshotsCommand } from '@acp-snapshot/core';
 import { z } from 'zod';
 import type { DriverResult } from '../driver/driver.js';
 import { Normalizer } from '../normalize/normalize.js';
+import { firstDifferingLine } from '../report/diff.js';
 import { rootMap, type TestRoots } from '../roots/roots.js';
-import { firstDifferingLine } from './diff.js';
 import { readTree, type Tree, type TreeEntry, type TreeLimits } from './workspace-tree.js';
 
 /** The fixture file of the workspace surface. */

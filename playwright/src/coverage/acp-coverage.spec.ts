@@ -5,7 +5,7 @@
  * mode or config option that no test exercised fails it.
  */
 import { test } from '@playwright/test';
-import { addCause, type Group, summarize } from '../compare/cause-summary.js';
+import { addCause, type Group, summarize } from '../report/cause-summary.js';
 import { computeCoverage } from './coverage.js';
 import { coverageHtml, coverageText } from './coverage-format.js';
 import { readTestCauses, readTestWires } from './coverage-records.js';

@@ -3,7 +3,7 @@
  * opens inside the Playwright report (gaps first, then each section with its counts; the tests behind
  * each item are one click away).
  */
-import { escapeHtml } from '../compare/conversation.js';
+import { escapeHtml } from '../report/conversation.js';
 import type { AgentCoverage, Coverage } from './coverage.js';
 
 /** More test names than this in a text line and the line says how many more. */

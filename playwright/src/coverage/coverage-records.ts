@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
-import type { Cause } from '../compare/causes.js';
+import type { Cause } from '../report/causes.js';
 import type { McpWireLine, TestWire, WireLine } from './coverage.js';
 
 export const WIRE_DIR = 'acp-wires';

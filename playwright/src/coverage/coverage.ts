@@ -67,7 +67,7 @@ export interface Coverage {
   projects: AgentCoverage[];
 }
 
-import { idleStopReason, isV2Wire } from '../compare/conversation-model.js';
+import { idleStopReason, isV2Wire } from '../report/conversation-model.js';
 
 type Json = Record<string, unknown>;
 

@@ -6,9 +6,9 @@
  * downgrade said in the report, a demand for v2 refused naming both versions, malformed v2 named by line.
  */
 import { join } from 'node:path';
-import { conversation } from '../compare/conversation.js';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect } from '../matchers.js';
+import { conversation } from '../report/conversation-model.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { protocolLine } from './protocol-v2.js';
 

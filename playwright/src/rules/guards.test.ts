@@ -91,7 +91,7 @@ test('scenario-files: each required file is named when missing', async () => {
   expect(await messages('scenario-files')).toEqual([
     'fixtures/scenarios/hello/session.jsonl: missing (record it: npm run record -- hello)',
     'fixtures/scenarios/hello/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- hello)',
-    'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see the @acp-snapshot/playwright README, "A scenario\'s input.json")',
+    'fixtures/scenarios/orphan/input.json: missing (every scenario directory needs one; see the @acp-snapshot/playwright README (node_modules/@acp-snapshot/playwright/README.md), "A scenario\'s input.json")',
     'fixtures/scenarios/orphan/session.jsonl: missing (record it: npm run record -- orphan)',
     'fixtures/scenarios/orphan/workspace.expected.json: missing (every scenario states what it leaves in its workspace; write it: npm run refresh -- orphan)',
   ]);
@@ -100,7 +100,7 @@ test('scenario-files: each required file is named when missing', async () => {
 test('scenario-input: an invalid input.json names the file and field', async () => {
   await goodScenario('hello', { description: 'two\nlines' });
   expect(await messages('scenario-input')).toEqual([
-    'fixtures/scenarios/hello/input.json: invalid scenario\n  description: must be one line\nFix the field(s) above (see the @acp-snapshot/playwright README, "A scenario\'s input.json").',
+    'fixtures/scenarios/hello/input.json: invalid scenario\n  description: must be one line\nFix the field(s) above (see the @acp-snapshot/playwright README (node_modules/@acp-snapshot/playwright/README.md), "A scenario\'s input.json").',
   ]);
 });
 

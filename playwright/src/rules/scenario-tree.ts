@@ -6,7 +6,7 @@
 
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recordCommand, refreshCommand } from '@acp-snapshot/core';
+import { readmeSection, recordCommand, refreshCommand } from '@acp-snapshot/core';
 import { WORKSPACE_EXPECTED, workspaceFileProblem } from '../compare/workspace.js';
 import { loadScenario, namedAgentCommand, type Scenario } from '../scenario/input.js';
 import {
@@ -65,7 +65,7 @@ async function checkScenarioDir(ctx: GuardContext, name: string, path: string): 
     if (!names.has(req)) {
       const hint =
         req === 'input.json'
-          ? 'every scenario directory needs one; see the @acp-snapshot/playwright README, "A scenario\'s input.json"'
+          ? `every scenario directory needs one; see ${readmeSection("A scenario's input.json")}`
           : req === WORKSPACE_EXPECTED
             ? `every scenario states what it leaves in its workspace; write it: ${refreshCommand(name)}`
             : `record it: ${recordCommand(name)}`;

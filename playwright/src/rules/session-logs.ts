@@ -10,7 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { recordCommand, refreshCommand } from '@acp-snapshot/core';
 import { parseLogText, projectLog, type SessionEvent } from '@acp-snapshot/session-log';
-import { firstDifferingLine } from '../compare/diff.js';
+import { firstDifferingLine } from '../report/diff.js';
 import { ALL_ROW_KINDS_SOURCE, type GuardContext, readText, rowKind, walkFiles } from './guard-context.js';
 
 /** Directories never searched for session logs when the repository is not a git checkout. */

@@ -14,7 +14,7 @@ import {
   referencedSidecars,
   serializeExchanges,
 } from '@acp-snapshot/model-http';
-import { firstDifferingLine } from '../compare/diff.js';
+import { firstDifferingLine } from '../report/diff.js';
 import { type GuardOptions, SIDECAR_NAME } from './guard-context.js';
 import { secretPatterns, secretsIn } from './secrets.js';
 

@@ -4,6 +4,7 @@ import {
   clipText,
   handWrittenFileText,
   placeholderPattern,
+  readmeSection,
   Utf8Error,
 } from '@acp-snapshot/core';
 import { z } from 'zod';
@@ -333,7 +334,7 @@ export function parseScenario(value: unknown, file: string): Scenario {
     .map((i) => `  ${clipText(fieldPath(i.path))}: ${clipText(i.message, 2 * CLIP_LENGTH)}`);
   if (all.length > MAX_ISSUES) issues.push(`  ... and ${all.length - MAX_ISSUES} more`);
   throw new ScenarioError(
-    `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see the @acp-snapshot/playwright README, "A scenario's input.json").`,
+    `${file}: invalid scenario\n${issues.join('\n')}\nFix the field(s) above (see ${readmeSection("A scenario's input.json")}).`,
   );
 }
 

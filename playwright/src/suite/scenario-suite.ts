@@ -10,10 +10,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect as baseExpect, type TestInfo } from '@playwright/test';
-import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../compare/causes.js';
-import { attachConversation } from '../compare/conversation.js';
-import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
-import { shortError } from '../compare/short-error.js';
 import { readExpected } from '../compare/snapshot-store.js';
 import { driftFindings, type Finding, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
@@ -25,6 +21,10 @@ import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
 import { type AgentProfile, profileCommands, profileRules } from '../profile.js';
+import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../report/causes.js';
+import { attachConversation } from '../report/conversation.js';
+import { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
+import { shortError } from '../report/short-error.js';
 import { ALL_ROW_KINDS, checkFixtures, GUARD_RULES, type Violation } from '../rules/guards.js';
 import { checkSnapshotTrees } from '../rules/snapshot-tree.js';
 import {

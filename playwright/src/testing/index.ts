@@ -16,7 +16,6 @@ export {
 } from '@acp-snapshot/conformance';
 // What recording scrubs by (the failure catalog's harness layer checks its attachments with it).
 export { machineSecrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';
-export { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 export { recordedModelCalls } from '../compare/harvest.js';
 export { replayFailures } from '../compare/replay-report.js';
 export { readExpected } from '../compare/snapshot-store.js';
@@ -28,6 +27,7 @@ export { runCorpusScenario } from '../modes/scenario-run.js';
 export { pruneSidecars } from '../modes/sidecars.js';
 export { normalizeJsonlText } from '../normalize/normalize.js';
 export { processesInside } from '../process/orphans.js';
+export { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
 export { machineRoots, scenarioKey } from '../roots/roots.js';
 export { RunDirs } from '../roots/run-dirs.js';
 export { ALL_ROW_KINDS, checkFixtures } from '../rules/guards.js';

@@ -15,9 +15,10 @@ export interface DeriveOptions {
   timestamps?: readonly (number | undefined)[];
 }
 
+// The override file's format: llm-replay/README.md, "The override file" (not in the published package).
 const OVERRIDE_HINT =
   'A derived replay needs every recorded model call to end with a finish chunk; a recording of a failed, ' +
-  'cancelled or cut call needs a replay.override.json next to the fixture (see llm-replay/README.md).';
+  'cancelled or cut call needs a replay.override.json next to the fixture that says what the calls answer.';
 
 /**
  * The chunks the live adapter produces for a compaction summary call. `maybeCompact` persists only

@@ -153,9 +153,9 @@ export function parseOverride(text: string, file: string): ReplayEntry[] {
           )}: ${clipText(issue.message, 2 * CLIP_LENGTH)}`,
       )
       .join('\n');
+    // The format is in llm-replay/README.md, "The override file"; the issues above name each field.
     throw new ReplayOverrideError(
-      `${file}: does not match the replay.override.json schema:\n${issues}\n` +
-        'See llm-replay/README.md ("The override file") for the format.',
+      `${file}: does not match the replay.override.json schema:\n${issues}\nFix the field(s) above.`,
     );
   }
   return overrideEntries(parsed.data, file);

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { conversation, conversationHtml } from './conversation.js';
-import { stdoutTranscript } from './transcript.js';
+import { conversationHtml } from './conversation.js';
+import { conversation } from './conversation-model.js';
+import { conversationLines, stdoutTranscript } from './transcript.js';
 
 const j = (m: unknown) => JSON.stringify(m);
 const up = (u: unknown) =>
@@ -64,8 +65,8 @@ const STDOUT = [
 test('a turn reads as a conversation: the prompt, merged thought and message, the tool with its permission, the stop', () => {
   const blocks = conversation(STDOUT, SENT);
   expect(blocks.map((b) => `${b.kind}: ${b.title}`)).toEqual([
-    'info: initialize → ok',
-    'info: session/new → ok',
+    'info: initialize → protocol 1',
+    'info: session/new → s',
     'user: user',
     'thought: agent (thinking)',
     'agent: agent',
@@ -205,10 +206,13 @@ const V2 = [
 
 test('one turn on v1 and on v2 reads as the same conversation', () => {
   const v1 = conversation(V1, SENT);
-  expect(conversation(V2, SENT)).toEqual(v1);
+  const v2 = conversation(V2, SENT);
+  // Only the protocol the agent settled on tells them apart.
+  expect(v2[0]!.title).toBe('initialize → protocol 2, a 1');
+  expect(v2.slice(1)).toEqual(v1.slice(1));
   expect(v1.map((b) => `${b.kind}: ${b.title}`)).toEqual([
-    'info: initialize → ok',
-    'info: session/new → ok',
+    'info: initialize → protocol 1, a 1',
+    'info: session/new → s',
     'user: user',
     'agent: agent',
     'tool: edit · Edit a.py — pending',
@@ -245,22 +249,55 @@ test('v2 upserts merge: chunks append to their message, an upsert replaces, omit
   expect(blocks.at(-1)!.title).toBe('stop: cancelled');
 });
 
-test('the transcript reads a v2 turn: the acknowledgement, states, upserts, the tool content chunk', () => {
+test('the text view reads a v2 turn as the HTML view does: upserts merged, states and the acknowledgement left out', () => {
   const lines = stdoutTranscript(`${V2.join('\n')}\n`);
   expect(lines).toEqual([
-    '← initialize: protocol 2 a 1',
-    '← session/new: s',
-    '← session/prompt: accepted, message u1',
-    'state: running',
+    'initialize → protocol 2, a 1',
+    'session/new → s',
     'agent: Fixing 你好 🙂',
-    'tool c1 edit "Edit a.py": pending',
-    'state: requires_action',
-    '← session/request_permission c1 "Edit a.py": ok, no',
-    'tool c1: completed',
-    'tool c1 "done"',
+    'edit · Edit a.py — pending',
+    'permission asked: Edit a.py: options: Allow (allow_once), Reject (reject_once)',
+    'edit · Edit a.py — pending → completed: done',
     'plan: [completed] edit',
-    'state: idle (end_turn)',
+    'stop: end_turn',
   ]);
+  // The v1 wire of the same turn reads the same, but for the protocol.
+  expect(stdoutTranscript(`${V1.join('\n')}\n`).slice(1)).toEqual(lines.slice(1));
+});
+
+test('the text and the HTML of one wire show the same blocks: each title and text in order', () => {
+  for (const wire of [V1, V2]) {
+    const blocks = conversation(wire, SENT);
+    const html = conversationHtml('t', blocks);
+    const lines = conversationLines(blocks);
+    expect(lines).toEqual([
+      expect.stringMatching(/^initialize → protocol [12], a 1$/),
+      'session/new → s',
+      'user: Fix /tmp/acp-w0-x/work/greet.py',
+      'agent: Fixing 你好 🙂',
+      'edit · Edit a.py — pending',
+      'permission asked: Edit a.py: options: Allow (allow_once), Reject (reject_once)⏎answered: Allow (allow_once)',
+      'edit · Edit a.py — pending → completed: done',
+      'plan: [completed] edit',
+      'stop: end_turn',
+    ]);
+    // The HTML shows each block's title and text, in the same order, in its kind's box.
+    const shown = [
+      ...html.matchAll(
+        /<div class="b (\w+)"><div class="t">([^<]*)<\/div>(?:<div class="body">([^<]*)<\/div>)?/g,
+      ),
+    ];
+    expect(
+      shown.map(([, kind, title, body]) =>
+        body ? `${kind} ${title}: ${body.replaceAll('\n', '⏎')}` : `${kind} ${title}`,
+      ),
+    ).toEqual(
+      blocks.map(
+        (b, i) =>
+          `${b.kind} ${lines[i]!.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')}`,
+      ),
+    );
+  }
 });
 
 test("a terminal embedded in a tool call shows its command, the client's latest output and the exit, answers paired by id", () => {

@@ -1,54 +1,23 @@
 /**
- * A transcript of a normalized stdout text (ACP JSON-RPC lines) or a projected session log: what a
- * reviewer reads instead of ~300-character JSON lines. Streamed fragments are coalesced into one line
- * of text each (`agent: …`, `thought: …`), and there is one line per tool call and update, permission
- * request and answer, fs request, response and stop reason, model call and turn end. Placeholders stay
- * as they are (a root split over fragments is joined back into `{{cwd}}`). A view only: the JSONL
- * files stay the source of truth, and a transcript leaves out details (ids, capabilities) that the
- * field line of a failure names.
+ * The text view: a transcript of a normalized stdout text (ACP JSON-RPC lines) or a projected session log,
+ * what a reviewer reads instead of ~300-character JSON lines, and the diffs of two transcripts. stdout reads
+ * as the blocks of the one conversation model (conversation-model.ts), one line a block: streamed fragments
+ * coalesced into one message, one line per tool call, permission request, fs and terminal request,
+ * response and stop reason. A session log reads one line per model stream run, tool call and result, model
+ * call and turn end. Placeholders stay as they are (a root split over fragments is joined back into
+ * `{{cwd}}`). A view only: the JSONL files stay the source of truth, and a transcript leaves out details
+ * (ids, capabilities) that the field line of a failure names.
  */
-import { clipText, cutText, markedWords, placeholderPattern, type StreamChunk } from '@acp-snapshot/core';
+import { clipText, cutText, markedWords, type StreamChunk } from '@acp-snapshot/core';
 import { type EventOf, SessionEvent, SessionHeader, unpackChunk } from '@acp-snapshot/session-log';
-import { isPromptAck } from './conversation-model.js';
+import { type Block, conversation } from './conversation-model.js';
 import { diffHunks, unifiedDiff } from './diff.js';
+import { joinRootSlices } from './root-slices.js';
 
 /** Longest quoted content (a tool input or result, a params object) in a line. */
 const CONTENT_MAX = 160;
 /** Longest coalesced message or thought; word diffs of longer lines cost more than they show. */
 const TEXT_MAX = 4000;
-
-const SLICE = placeholderPattern('\\[(\\d+):(\\d*)\\]', 'y');
-
-/**
- * A root the model streamed in pieces is normalized piece by piece (`{{cwd[0:4]}}{{cwd[4:9]}}…{{cwd[44:]}}`);
- * merged into one text, the pieces read back as the whole root, `{{cwd}}`. A run that is not one whole root,
- * from 0 to its open end with no gap, stays as it is. The transcript and the conversation view both read by it.
- */
-export function joinRootSlices(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const start = text.indexOf('{{', i);
-    if (start < 0) break;
-    out += text.slice(i, start);
-    SLICE.lastIndex = start;
-    let m = SLICE.exec(text);
-    let end = start;
-    let expect = 0;
-    let name: string | undefined;
-    while (m && (name ?? m[1]) === m[1] && Number(m[2]) === expect) {
-      name = m[1];
-      end = SLICE.lastIndex;
-      if (m[3] === '') break;
-      expect = Number(m[3]);
-      m = SLICE.exec(text);
-    }
-    const whole = name !== undefined && text.slice(start, end).endsWith(':]}}');
-    out += whole ? `{{${name}}}` : text.slice(start, start + 2);
-    i = whole ? end : start + 2;
-  }
-  return out + text.slice(i);
-}
 
 /** A text as one transcript line: newlines shown as `⏎`, roots joined, clipped. */
 function oneLine(text: string, max: number): string {
@@ -59,13 +28,6 @@ function oneLine(text: string, max: number): string {
 function brief(value: unknown, max = CONTENT_MAX): string {
   if (typeof value === 'string') return JSON.stringify(oneLine(value, max));
   return oneLine(JSON.stringify(value) ?? String(value), max);
-}
-
-/** An object without the keys every line repeats (the session id). */
-function omitSession(params: unknown): unknown {
-  if (!params || typeof params !== 'object' || Array.isArray(params)) return params;
-  const { sessionId: _, ...rest } = params as Record<string, unknown>;
-  return rest;
 }
 
 /**
@@ -181,156 +143,17 @@ const str = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 // ---------------------------------------------------------------------------------------------- stdout
 
-const STREAMED: Record<string, string> = {
-  agent_message_chunk: 'agent',
-  agent_thought_chunk: 'thought',
-  user_message_chunk: 'user',
-};
-
-/** The content of a content block (a message fragment, a tool call's content item) as short text. */
-function contentText(block: unknown): string {
-  if (!isObject(block)) return brief(block);
-  if (block.type === 'text' && typeof block.text === 'string') return block.text;
-  if (block.type === 'content') return contentText(block.content);
-  if (block.type === 'diff') return `[diff ${str(block.path)}]`;
-  if (block.type === 'terminal') return `[terminal ${str(block.terminalId)}]`;
-  if (block.type === 'resource_link' || block.type === 'resource') {
-    const uri = isObject(block.resource) ? block.resource.uri : block.uri;
-    return `[${String(block.type)} ${str(uri)}]`;
-  }
-  return `[${str(block.type)}]`;
-}
-
-/** A tool call or its update: id, kind, title, status, then its input or content in short. */
-function toolLine(u: Json): string {
-  const parts = [`tool ${str(u.toolCallId)}`];
-  if (u.kind !== undefined) parts.push(str(u.kind));
-  if (u.title !== undefined) parts.push(JSON.stringify(oneLine(str(u.title), CONTENT_MAX)));
-  let line = parts.join(' ');
-  if (u.status !== undefined) line += `: ${str(u.status)}`;
-  if (Array.isArray(u.content) && u.content.length > 0) {
-    const text = u.content.map(contentText).join(' ');
-    line += ` ${JSON.stringify(oneLine(text, CONTENT_MAX))}`;
-  } else if (u.sessionUpdate === 'tool_call' && u.rawInput !== undefined) line += ` ${brief(u.rawInput)}`;
-  return line;
-}
-
-/** ACP v2's message upserts (whole messages, e.g. a resume's replay), by the label of their chunks. */
-const UPSERTED: Record<string, string> = {
-  agent_message: 'agent',
-  agent_thought: 'thought',
-  user_message: 'user',
-};
-
-function sessionUpdate(params: Json, lines: Lines): void {
-  const u = isObject(params.update) ? params.update : {};
-  const kind = str(u.sessionUpdate);
-  const label = STREAMED[kind];
-  if (label) {
-    lines.text(`${str(params.sessionId)}/${kind}`, label, contentText(u.content));
-    return;
-  }
-  const upserted = UPSERTED[kind];
-  if (upserted) {
-    // An upsert replaces the message's content (null clears it): one line per upsert, named by its id.
-    const content =
-      u.content === null ? '(cleared)' : Array.isArray(u.content) ? u.content.map(contentText).join('') : '';
-    lines.line(`${upserted} ${str(u.messageId)}: ${oneLine(content, TEXT_MAX)}`);
-    return;
-  }
-  const plan = kind === 'plan' ? u : kind === 'plan_update' && isObject(u.plan) ? u.plan : undefined;
-  if (kind === 'state_update')
-    lines.line(`state: ${str(u.state)}${u.stopReason ? ` (${str(u.stopReason)})` : ''}`);
-  else if (kind === 'tool_call_content_chunk') lines.line(toolLine({ ...u, content: [u.content] }));
-  else if (kind === 'tool_call' || kind === 'tool_call_update') lines.line(toolLine(u));
-  else if (plan && Array.isArray(plan.entries)) {
-    const entries = plan.entries.map((e) => (isObject(e) ? `[${str(e.status)}] ${str(e.content)}` : str(e)));
-    lines.line(`plan: ${oneLine(entries.join('; '), CONTENT_MAX)}`);
-  } else {
-    const { sessionUpdate: _, ...rest } = u;
-    lines.line(`update ${kind}: ${brief(rest)}`);
-  }
-}
-
-/** A request the agent makes of the client: permission (the tool call and its options), fs, others. */
-function agentRequest(method: string, params: Json): string {
-  if (method === 'session/request_permission') {
-    // v1 names the tool call; v2 a subject (a tool call, a command) and a title of its own.
-    const subject = isObject(params.subject) ? params.subject : {};
-    const call = isObject(params.toolCall)
-      ? params.toolCall
-      : isObject(subject.toolCall)
-        ? subject.toolCall
-        : { title: params.title };
-    const options = Array.isArray(params.options)
-      ? params.options.map((o) => (isObject(o) ? str(o.optionId) : str(o))).join(', ')
-      : '';
-    return `← ${method} ${str(call.toolCallId)} ${JSON.stringify(oneLine(str(call.title), CONTENT_MAX))}: ${options}`;
-  }
-  if (method === 'fs/read_text_file' || method === 'fs/write_text_file') {
-    const { path, content, ...rest } = omitSession(params) as Json;
-    const more = Object.keys(rest).length ? ` ${brief(rest)}` : '';
-    return `← ${method} ${str(path)}${more}${content === undefined ? '' : ` ${brief(content)}`}`;
-  }
-  if (method === 'terminal/create') {
-    const { command, args, cwd, ...rest } = omitSession(params) as Json;
-    const line = [str(command), ...(Array.isArray(args) ? args.map(str) : [])].join(' ');
-    const more = Object.keys(rest).length ? ` ${brief(rest)}` : '';
-    return `← ${method} $ ${oneLine(line, CONTENT_MAX)}${cwd === undefined ? '' : ` (cwd ${str(cwd)})`}${more}`;
-  }
-  return `← ${method} ${brief(omitSession(params))}`;
-}
-
-/** A response, named by the method its result shape belongs to (stdout holds no client request). */
-function response(m: Json): string {
-  if (m.error !== undefined) {
-    const e = isObject(m.error) ? m.error : {};
-    return `← error ${str(e.code)}: ${oneLine(str(e.message), TEXT_MAX)}`;
-  }
-  const r = m.result;
-  if (isObject(r) && r.stopReason !== undefined) return `← session/prompt: ${str(r.stopReason)}`;
-  if (isPromptAck(r)) return `← session/prompt: accepted, message ${str((r as Json).messageId)}`;
-  if (isObject(r) && r.protocolVersion !== undefined) {
-    const agent = isObject(r.agentInfo) ? r.agentInfo : isObject(r.info) ? r.info : undefined;
-    const info = agent ? ` ${str(agent.name)} ${str(agent.version)}` : '';
-    return `← initialize: protocol ${str(r.protocolVersion)}${info}`;
-  }
-  if (isObject(r) && typeof r.sessionId === 'string') {
-    const { sessionId, modes, configOptions, ...rest } = r;
-    const settings = sessionSettings(modes, configOptions);
-    return `← session/new: ${sessionId}${settings}${Object.keys(rest).length ? ` ${brief(rest)}` : ''}`;
-  }
-  if (isObject(r) && Array.isArray(r.configOptions) && Object.keys(r).length === 1)
-    return `← ${str(m.id)} result:${sessionSettings(undefined, r.configOptions)}`;
-  return `← ${str(m.id)} result: ${brief(r)}`;
-}
-
 /**
- * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the
- * agent has them (the mode is one of them), else the current mode.
+ * The conversation's blocks as text, one line a block: its title, then its text (newlines shown as `⏎`).
+ * The same blocks the HTML view shows, so a failure message and `conversation.html` tell one story.
  */
-function sessionSettings(modes: unknown, configOptions: unknown): string {
-  if (Array.isArray(configOptions) && configOptions.length > 0)
-    return ` (${configOptions.map((o) => (isObject(o) ? `${str(o.id)}=${str(o.currentValue)}` : brief(o))).join(', ')})`;
-  if (isObject(modes)) return ` (mode=${str(modes.currentModeId)})`;
-  return '';
-}
-
-function stdoutMessage(value: unknown, lines: Lines): void {
-  const m = isObject(value) ? value : {};
-  const params = isObject(m.params) ? m.params : {};
-  if (m.method === 'session/update') sessionUpdate(params, lines);
-  else if (typeof m.method === 'string') {
-    lines.line(
-      m.id === undefined ? `← ${m.method} ${brief(omitSession(params))}` : agentRequest(m.method, params),
-    );
-  } else if ('result' in m || 'error' in m) lines.line(response(m));
-  else lines.line(`? ${brief(value)}`);
+export function conversationLines(blocks: readonly Block[]): string[] {
+  return blocks.map((b) => (b.body ? `${b.title}: ${oneLine(b.body, TEXT_MAX)}` : b.title));
 }
 
 /** The transcript of a normalized stdout text (stdout.expected.jsonl, or a run's snapshot text). */
 export function stdoutTranscript(text: string): string[] {
-  return transcriptOf(text, stdoutMessage);
+  return conversationLines(conversation(textLines(text)));
 }
 
 // ------------------------------------------------------------------------------------------ session log
@@ -447,13 +270,16 @@ export function transcriptDiff(
 }
 
 /**
- * A line cut to `width`: its label (`~ agent:`) kept, then from a little before its first `[-`/`{+`
+ * A line cut to `width`: its label (`~ agent:`, a tool call's title) kept, then from a little before its first `[-`/`{+`
  * mark, so the changed words are in view however far into a long message they are.
  */
 function clipAround(line: string, width: number): string {
   if (line.length <= width) return line;
-  const label = /^. (?:[←→] )?[^ :]*:? /.exec(line)?.[0] ?? '';
   const mark = line.search(/\[-|\{\+/);
+  // The line's title (`~ edit · Edit a.py — completed: `) when short and before the change, else its first word.
+  const title = /^. [^⏎]{0,60}?: /.exec(line)?.[0];
+  const label =
+    title && (mark < 0 || title.length <= mark) ? title : (/^. (?:[←→] )?[^ :]*:? /.exec(line)?.[0] ?? '');
   const at = Math.max(mark - 30, label.length);
   const head = at > label.length ? `${label}…` : label;
   const rest = line.slice(at);

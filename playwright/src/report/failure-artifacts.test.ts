@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { compareSurface } from '../compare/surfaces.js';
 import { DriverError } from '../driver/driver.js';
 import { fixturesDir } from '../scenario/corpus.js';
 import {
@@ -9,7 +10,6 @@ import {
   driverFailureArtifacts,
   firstEventPatch,
 } from './failure-artifacts.js';
-import { compareSurface } from './surfaces.js';
 
 test('the JSON Patch covers the first differing event only', () => {
   const a = '{"type":"a"}\n{"type":"turn/end","kind":"completed"}\n{"x":1}\n';

@@ -1,17 +1,84 @@
 /**
- * The ACP exchange as a conversation a person reads: what the user asked, what the agent said and thought,
- * each tool call with its kind, status changes, locations, diffs and output, each permission request with
- * the option chosen, plans, mode and config changes, stop reasons and errors. Built from the agent's stdout
- * lines (raw or normalized: a snapshot renders as well as a live run) and, when known, what the client sent
- * (the prompts and the permission answers, which stdout does not carry). A view only: the JSONL stays the
- * source of truth. `conversationHtml` renders it, or on a failure the expected and actual side by side.
+ * The one view model of an ACP conversation: what the user asked, what the agent said and thought, each tool
+ * call with its kind, status changes, locations, diffs and output, each permission request with the option
+ * chosen, the agent's fs and terminal requests, plans, mode and config changes, responses, stop reasons and
+ * errors, as blocks built once from the agent's stdout lines (raw or normalized: a snapshot renders as well as
+ * a live run) and, when known, what the client sent (the prompts and the answers, which stdout does not carry).
+ * v1 and v2 read alike: v2's message upserts are merged the way the protocol defines them (omitted field
+ * unchanged, `null` clears, a value replaces, chunks append), keyed by `messageId`. Two renderings read the
+ * blocks: as text, one line a block (transcript.ts: failure messages, `stdout.transcript.diff`), and as HTML
+ * (conversation.ts: `conversation.html`). A view only: the JSONL stays the source of truth.
  */
 
-import type { TestInfo } from '@playwright/test';
-import { diffArrays, diffWordsWithSpace, structuredPatch } from 'diff';
-import { idleStopReason, isPromptAck, isV2Wire, MessageUpserts } from './conversation-model.js';
+import { clipText } from '@acp-snapshot/core';
+import { structuredPatch } from 'diff';
+import { idleStopReason, isPromptAck } from '../driver/protocol-v2.js';
+import { joinRootSlices } from './root-slices.js';
 import { AnswersById, type TerminalView, terminalsOf, terminalText } from './terminal-view.js';
-import { joinRootSlices } from './transcript.js';
+
+export { idleStopReason };
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether an agent's stdout (raw or normalized lines) settled on ACP v2 in an initialize response. */
+export function isV2Wire(stdout: readonly string[]): boolean {
+  for (const l of stdout) {
+    if (!l.includes('"protocolVersion"')) continue;
+    try {
+      const m: unknown = JSON.parse(l);
+      if (isObject(m) && m.method === undefined && isObject(m.result) && m.result.protocolVersion === 2)
+        return true;
+    } catch {}
+  }
+  return false;
+}
+
+/** v2's message updates: the chunk kinds and the upsert kinds, by the role they speak for. */
+export const V2_MESSAGE_ROLE: Readonly<Record<string, 'user' | 'agent' | 'thought'>> = {
+  user_message: 'user',
+  agent_message: 'agent',
+  agent_thought: 'thought',
+  user_message_chunk: 'user',
+  agent_message_chunk: 'agent',
+  agent_thought_chunk: 'thought',
+};
+
+/** One message as the upserts so far made it: its role and its content blocks. */
+export interface MergedMessage {
+  role: 'user' | 'agent' | 'thought';
+  content: unknown[];
+}
+
+/**
+ * The messages of a v2 wire, merged update by update. `apply` returns the message an update touched and
+ * whether the update created it, or undefined for an update that is not a message update.
+ */
+export class MessageUpserts {
+  private readonly messages = new Map<string, MergedMessage>();
+
+  /** A message the wire names without creating it: the prompt a v2 `session/prompt` response acknowledged. */
+  seed(id: string, role: MergedMessage['role'], content: unknown[]): void {
+    if (!this.messages.has(id)) this.messages.set(id, { role, content: [...content] });
+  }
+
+  apply(u: Json): { id: string; message: MergedMessage; created: boolean } | undefined {
+    const kind = String(u.sessionUpdate);
+    const role = V2_MESSAGE_ROLE[kind];
+    if (!role || typeof u.messageId !== 'string') return undefined;
+    const id = u.messageId;
+    let message = this.messages.get(id);
+    const created = !message;
+    if (!message) {
+      message = { role, content: [] };
+      this.messages.set(id, message);
+    }
+    if (kind.endsWith('_chunk')) message.content.push(u.content);
+    else if (u.content === null) message.content = [];
+    else if (Array.isArray(u.content)) message.content = [...u.content];
+    return { id, message, created };
+  }
+}
 
 export type BlockKind =
   | 'user'
@@ -32,9 +99,6 @@ export interface Block {
   /** The text under it (a message, a diff, output), '' when none. */
   body: string;
 }
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Longest body text kept per block: a view, not the record. */
 const BODY_MAX = 6000;
@@ -111,6 +175,79 @@ function clientSide(sent: readonly string[]): { requests: ClientRequest[]; answe
   return { requests, answers };
 }
 
+/** Longest JSON detail (a request's other params, an update's fields) kept in a block: a glance, not the record. */
+const DETAIL_MAX = 160;
+
+/**
+ * Params without the session id every request repeats, as compact JSON clipped to a glance; '' when nothing
+ * is left. A long list (available commands, an agent's models) would push the conversation off the first screen.
+ */
+function restJson(params: Json, without: readonly string[]): string {
+  const rest = Object.fromEntries(
+    Object.entries(params).filter(([k]) => k !== 'sessionId' && !without.includes(k)),
+  );
+  return Object.keys(rest).length > 0 ? clipText(JSON.stringify(rest), DETAIL_MAX) : '';
+}
+
+/**
+ * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the agent
+ * has them (the mode is one of them), else the current mode.
+ */
+function sessionSettings(modes: unknown, configOptions: unknown): string {
+  if (Array.isArray(configOptions) && configOptions.length > 0)
+    return ` (${configOptions.map((o) => (isObject(o) ? `${String(o.id)}=${String(o.currentValue)}` : JSON.stringify(o))).join(', ')})`;
+  if (isObject(modes)) return ` (mode=${String(modes.currentModeId)})`;
+  return '';
+}
+
+/**
+ * The block of a response to the client's request `of` (its method, or undefined when what the client sent is
+ * not known: then named by its result's shape, the initialize and session/new results being unmistakable).
+ * Undefined for the responses a block of the client's request already shows (a mode or config set).
+ */
+function responseBlock(m: Json, of: string | undefined): Block | undefined {
+  const r = m.result;
+  const named =
+    of ??
+    (isObject(r) && r.protocolVersion !== undefined
+      ? 'initialize'
+      : isObject(r) && typeof r.sessionId === 'string'
+        ? 'session/new'
+        : 'response');
+  if (isObject(m.error))
+    return {
+      kind: 'error',
+      title: `${named} → error ${String(m.error.code)}`,
+      body: clip(String(m.error.message ?? '')),
+    };
+  if (isObject(r) && typeof r.stopReason === 'string')
+    return { kind: 'response', title: `stop: ${r.stopReason}`, body: '' };
+  if (named === 'session/set_mode' || named === 'session/set_config_option') return undefined;
+  if (!isObject(r)) return { kind: 'info', title: `${named} → ${JSON.stringify(r) ?? 'ok'}`, body: '' };
+  if (r.protocolVersion !== undefined) {
+    const agent = isObject(r.agentInfo) ? r.agentInfo : isObject(r.info) ? r.info : undefined;
+    const info = agent ? `, ${String(agent.name)} ${String(agent.version)}` : '';
+    return { kind: 'info', title: `${named} → protocol ${String(r.protocolVersion)}${info}`, body: '' };
+  }
+  if (typeof r.sessionId === 'string') {
+    // The session and its settings; what else it offers (models, commands) is a capability, like initialize's.
+    const { sessionId, modes, configOptions } = r;
+    return {
+      kind: 'info',
+      title: `${named} → ${sessionId}${sessionSettings(modes, configOptions)}`,
+      body: '',
+    };
+  }
+  const settings = sessionSettings(undefined, r.configOptions);
+  return { kind: 'info', title: `${named} → ok${settings}`, body: restJson(r, ['configOptions']) };
+}
+
+/** A permission option as a person reads it: its name and kind (`Allow (allow_once)`), or its id. */
+function optionLabel(o: Json): string {
+  const name = typeof o.name === 'string' ? o.name : String(o.optionId);
+  return typeof o.kind === 'string' ? `${name} (${o.kind})` : name;
+}
+
 /**
  * The conversation of a wire. Responses are paired with the client's requests by order (the client sends
  * its next request after the previous answer), permission answers with the agent's requests the same way.
@@ -159,14 +296,8 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       continue;
     }
     if (!('method' in m) && 'id' in m) {
-      const of = method(nextRequest) ?? 'response';
-      if (isObject(m.error))
-        push({
-          kind: 'error',
-          title: `${of} → error ${String(m.error.code)}`,
-          body: clip(String(m.error.message ?? '')),
-        });
-      else if (of === 'session/prompt' && isPromptAck(m.result)) {
+      const of = method(nextRequest);
+      if (of === 'session/prompt' && !isObject(m.error) && isPromptAck(m.result)) {
         // v2: accepted, the id naming the user's message (a replay upserts it); the idle update ends the turn.
         const id = String((m.result as Json).messageId);
         const prompt = requests[nextRequest]?.params.prompt;
@@ -177,10 +308,10 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
         nextRequest++;
         turnOpen = true;
         continue;
-      } else if (isObject(m.result) && typeof m.result.stopReason === 'string')
-        push({ kind: 'response', title: `stop: ${m.result.stopReason}`, body: '' });
-      else if (of !== 'session/set_mode' && of !== 'session/set_config_option')
-        push({ kind: 'info', title: `${of} → ok`, body: '' });
+      }
+      if (of === undefined && isPromptAck(m.result)) continue;
+      const block = responseBlock(m, of);
+      if (block) push(block);
       nextRequest++;
       request();
       continue;
@@ -202,10 +333,8 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       push({
         kind: 'permission',
         title: `permission asked: ${String(tool.title ?? tools.get(String(tool.toolCallId))?.name ?? tool.toolCallId ?? params.title ?? '')}`,
-        body: `options: ${options.map((o) => `${String(o.name)} (${String(o.kind)})`).join(', ')}${
-          outcome
-            ? `\nanswered: ${chosen ? `${String(chosen.name)} (${String(chosen.kind)})` : String(outcome.outcome)}`
-            : ''
+        body: `options: ${options.map(optionLabel).join(', ')}${
+          outcome ? `\nanswered: ${chosen ? optionLabel(chosen) : String(outcome.outcome)}` : ''
         }`,
       });
       // The tool's later updates belong after the question: they open a block of their own.
@@ -215,24 +344,41 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
     }
     if (typeof m.method === 'string' && m.method !== 'session/update') {
       const answer = 'id' in m ? answerTo.take(m) : undefined;
-      const created = isObject(answer?.result) ? terminals.get(String(answer.result.terminalId)) : undefined;
-      const what =
-        typeof params.path === 'string'
-          ? ` ${params.path}`
-          : m.method === 'terminal/create' && created
-            ? ` ${String((answer!.result as Json).terminalId)}: $ ${created.commandLine}`
-            : typeof params.terminalId === 'string'
-              ? ` ${params.terminalId}`
-              : '';
+      const created = isObject(answer?.result) ? String(answer.result.terminalId) : undefined;
+      let what = typeof params.terminalId === 'string' ? ` ${params.terminalId}` : '';
+      let body = restJson(params, ['terminalId']);
+      if (m.method === 'terminal/create') {
+        // The command line as a shell shows it, and the id the client gave the terminal when known.
+        const args = Array.isArray(params.args) ? params.args.map(String) : [];
+        what = `${created && terminals.has(created) ? ` ${created}:` : ''} $ ${[String(params.command ?? ''), ...args].join(' ')}`;
+        body = [
+          ...(typeof params.cwd === 'string' ? [`cwd ${params.cwd}`] : []),
+          restJson(params, ['command', 'args', 'cwd']),
+        ]
+          .filter(Boolean)
+          .join('\n');
+      } else if (typeof params.path === 'string') {
+        // A file request: its path, then what it writes, then its other params (a line, a limit).
+        what = ` ${params.path}`;
+        body = [
+          typeof params.content === 'string' ? params.content : '',
+          restJson(params, ['path', 'content']),
+        ]
+          .filter(Boolean)
+          .join('\n');
+      }
       push({
         kind: 'info',
         title: `${m.method}${what}${answer ? (isObject(answer.error) ? ` → error ${String(answer.error.code)}` : ' → ok') : ''}`,
-        body: '',
+        body: clip(body),
       });
       continue;
     }
     const u = isObject(params.update) ? params.update : undefined;
-    if (!u) continue;
+    if (!u || m.method !== 'session/update') {
+      push({ kind: 'error', title: 'not an ACP message', body: clip(JSON.stringify(m)) });
+      continue;
+    }
     const kind = String(u.sessionUpdate);
     if (v2) {
       const merged = upserts.apply(u);
@@ -324,123 +470,8 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       });
       continue;
     }
-    push({ kind: 'info', title: kind.replaceAll('_', ' '), body: '' });
+    const { sessionUpdate: _, ...rest } = u;
+    push({ kind: 'info', title: kind.replaceAll('_', ' '), body: restJson(rest, []) });
   }
   return blocks.map((b) => ({ ...b, title: joinRootSlices(b.title), body: joinRootSlices(b.body) }));
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-/** A text as HTML text. */
-export const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-const esc = escapeHtml;
-
-const STYLE = `
-body{font:14px/1.45 system-ui,sans-serif;margin:12px;color:#1f2328;background:#fff}
-h1{font-size:16px;margin:0 0 8px}
-.b{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:6px 10px}
-.t{font-weight:600;font-size:13px;color:#57606a}.body{white-space:pre-wrap;word-break:break-word;margin-top:2px}
-.user{background:#ddf4ff}.agent{background:#fff}.thought{background:#f6f8fa;font-style:italic}
-.tool .body,.plan .body{font:12px/1.4 ui-monospace,monospace}.tool{background:#fbfbfb}
-.permission{background:#fff8c5}.error{background:#ffebe9}.response{background:#dafbe1}.mode,.info{padding:2px 10px;color:#57606a;font-size:12px}
-table{border-collapse:collapse;width:100%;table-layout:fixed}td{vertical-align:top;padding:0 6px;width:50%}
-th{text-align:left;font-size:13px;padding:4px 6px}
-tr.changed td,tr.added td,tr.removed td{background:#fff8c5}
-ins{background:#abf2bc;text-decoration:none}del{background:#ffcecb}
-.none{color:#8c959f;font-style:italic;padding:6px 10px}
-`;
-
-function blockHtml(b: Block, title = esc(b.title), body = esc(b.body)): string {
-  return `<div class="b ${b.kind}"><div class="t">${title}</div>${b.body ? `<div class="body">${body}</div>` : ''}</div>`;
-}
-
-/** The words of `actual` that differ from `expected` marked (`<ins>`), and the other way (`<del>`). */
-function marked(expected: string, actual: string): { expected: string; actual: string } {
-  let e = '';
-  let a = '';
-  for (const p of diffWordsWithSpace(expected, actual)) {
-    if (p.added) a += `<ins>${esc(p.value)}</ins>`;
-    else if (p.removed) e += `<del>${esc(p.value)}</del>`;
-    else {
-      e += esc(p.value);
-      a += esc(p.value);
-    }
-  }
-  return { expected: e, actual: a };
-}
-
-const NONE = (what: string) => `<div class="none">(${what})</div>`;
-
-/** One row of the side-by-side view: both blocks, their differing words marked. */
-function pairRow(e: Block | undefined, a: Block | undefined): string {
-  if (!e) return `<tr class="added"><td>${NONE('not expected')}</td><td>${blockHtml(a!)}</td></tr>`;
-  if (!a) return `<tr class="removed"><td>${blockHtml(e)}</td><td>${NONE('missing')}</td></tr>`;
-  if (e.title === a.title && e.body === a.body)
-    return `<tr><td>${blockHtml(e)}</td><td>${blockHtml(a)}</td></tr>`;
-  const t = marked(e.title, a.title);
-  const b = marked(e.body, a.body);
-  return `<tr class="changed"><td>${blockHtml(e, t.expected, b.expected)}</td><td>${blockHtml(a, t.actual, b.actual)}</td></tr>`;
-}
-
-const page = (title: string, body: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title><style>${STYLE}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
-
-/**
- * The conversation as an HTML page; with `expected`, the expected and actual side by side, blocks paired
- * by a diff of their titles and the changed words marked inside each changed pair.
- */
-export function conversationHtml(
-  title: string,
-  actual: readonly Block[],
-  expected?: readonly Block[],
-): string {
-  if (!expected) return page(title, actual.map((b) => blockHtml(b)).join('\n'));
-  const rows: string[] = [];
-  const key = (b: Block) => `${b.kind}|${b.title.replace(/ — .*$/, '')}`;
-  const parts = diffArrays(expected.map(key), actual.map(key));
-  let ei = 0;
-  let ai = 0;
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
-    const n = p.count ?? p.value.length;
-    // A replaced run (removed, then added): its blocks paired side by side, the longer side's rest alone.
-    const m = p.removed && parts[i + 1]?.added ? (parts[++i]!.count ?? parts[i]!.value.length) : 0;
-    if (p.removed) {
-      for (let k = 0; k < Math.max(n, m); k++)
-        rows.push(pairRow(k < n ? expected[ei + k] : undefined, k < m ? actual[ai + k] : undefined));
-      ei += n;
-      ai += m;
-    } else if (p.added) {
-      for (let k = 0; k < n; k++) rows.push(pairRow(undefined, actual[ai++]));
-    } else for (let k = 0; k < n; k++) rows.push(pairRow(expected[ei++], actual[ai++]));
-  }
-  return page(title, `<table><tr><th>expected</th><th>actual</th></tr>${rows.join('\n')}</table>`);
-}
-
-/** Lines of a JSONL text. */
-const linesOf = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
-
-/**
- * Attaches the test's conversation (`conversation.html`): the actual run's, or with `expected` stdout that
- * differs, the expected and actual side by side.
- */
-export async function attachConversation(
-  info: Pick<TestInfo, 'attach' | 'title'>,
-  run: { actual: string; sent: readonly string[]; expected?: string | undefined },
-): Promise<void> {
-  const actual = conversation(linesOf(run.actual), run.sent);
-  const differs = run.expected !== undefined && run.expected !== run.actual;
-  const html = differs
-    ? conversationHtml(
-        `${info.title}: expected and actual`,
-        actual,
-        conversation(linesOf(run.expected!), run.sent),
-      )
-    : conversationHtml(info.title, actual);
-  await info.attach('conversation.html', { body: html, contentType: 'text/html' });
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { compareSurface } from '../compare/surfaces.js';
 import { fixturesDir } from '../scenario/corpus.js';
 import { sessionLogMismatchMessage, stdoutMismatchMessage } from './mismatch-messages.js';
-import { compareSurface } from './surfaces.js';
 
 test('a session log compares normalized, and a difference names the field, the transcript and the command', () => {
   // Volatile values are normalized away on both sides.
@@ -45,9 +45,9 @@ test('a stdout mismatch names the changed field, shows the transcript around it 
       'hello: stdout differs from stdout.expected.jsonl at line 6, /params/update/content/text:',
       '   [-greet-]{+meet+}',
       'In the transcript (the whole transcript diff is attached as stdout.transcript.diff):',
-      '      ← session/new: {{sessionId:1}} (mode=ask, model=deepseek-chat)',
+      '      session/new → {{sessionId:1}} (mode=ask, model=deepseek-chat)',
       '    ~ agent: Hello! Nice to [-greet-]{+meet+} you.',
-      '      ← session/prompt: end_turn',
+      '      stop: end_turn',
       'If the change is intended, run `npm run test:snapshot:update -- -g hello`.',
     ].join('\n'),
   );

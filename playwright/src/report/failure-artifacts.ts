@@ -5,9 +5,9 @@
  */
 import type { TestInfo } from '@playwright/test';
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { compareSurface } from '../compare/surfaces.js';
 import { DriverError, type DriverResult } from '../driver/driver.js';
 import { firstDifferingLine, unifiedDiff } from './diff.js';
-import { compareSurface } from './surfaces.js';
 import { logTranscript, stdoutTranscript, transcriptDiff } from './transcript.js';
 
 /** The JSON Patch from the first differing event of the expected log to the actual one. */

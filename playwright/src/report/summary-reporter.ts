@@ -4,8 +4,8 @@
  * one-word prompt change that breaks thirty scenarios is one block, not thirty errors to read.
  */
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { addCause, type Group, summarize } from '../compare/cause-summary.js';
-import { CAUSE_ANNOTATION, type Cause } from '../compare/causes.js';
+import { addCause, type Group, summarize } from './cause-summary.js';
+import { CAUSE_ANNOTATION, type Cause } from './causes.js';
 
 export default class SummaryReporter implements Reporter {
   private readonly groups = new Map<string, Group>();
