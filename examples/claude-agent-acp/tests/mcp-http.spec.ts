@@ -26,7 +26,11 @@ interface InitializeV2 {
   capabilities?: { session?: { mcp?: { http?: object } } };
 }
 
-test('an MCP tool over HTTP called through a recorded model turn', async ({ acp, roots, protocolVersion }) => {
+test('an MCP tool over HTTP called through a recorded model turn', async ({
+  acp,
+  roots,
+  protocolVersion,
+}) => {
   const init = await acp.initialize();
   // claude declares HTTP MCP servers: a flag on v1, a capability object on v2.
   if (protocolVersion === 2)
