@@ -1,6 +1,7 @@
 // claude-agent-acp with the harness's test MCP server attached over streamable HTTP (claude declares
 // mcpCapabilities.http): the harness starts the server, session/new names its URL, the recorded model calls
-// the tool through claude, and what the server saw is the test's mcp.jsonl snapshot.
+// the tool through claude, and what the server saw is the test's mcp.jsonl snapshot. It runs on ACP v1 (`claude`)
+// and v2 (`claude-v2`): v2 declares the capability as an object and takes the server as `type: "http"` alike.
 import { expect, test } from '@acp-snapshot/playwright';
 
 test.use({
@@ -20,9 +21,21 @@ test.use({
   ],
 });
 
-test('an MCP tool over HTTP called through a recorded model turn', async ({ acp, roots }) => {
+/** What claude answers to a v2 initialize, as far as this test reads it (v1's `agentCapabilities` is `capabilities`). */
+interface InitializeV2 {
+  capabilities?: { session?: { mcp?: { http?: object } } };
+}
+
+test('an MCP tool over HTTP called through a recorded model turn', async ({
+  acp,
+  roots,
+  protocolVersion,
+}) => {
   const init = await acp.initialize();
-  expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
+  // claude declares HTTP MCP servers: a flag on v1, a capability object on v2.
+  if (protocolVersion === 2)
+    expect((init as unknown as InitializeV2).capabilities?.session?.mcp?.http).toEqual({});
+  else expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
   await acp.newSession();
   // claude asks before it calls an MCP tool: the one answer queued allows it.
   acp.answerPermissions('allow');
@@ -31,7 +44,8 @@ test('an MCP tool over HTTP called through a recorded model turn', async ({ acp,
   const question = acp.stdout.find((l) => l.text.includes('"method":"session/request_permission"'));
   expect(question?.text).toContain('"title":"mcp__tickets__open_ticket"');
   expect(turn.text).toContain(`ticket #42 🚰, filed from ${roots.cwd}.`);
-  // claude's commands (twice) and the session's title come at times of their own: all of them, before closing.
+  // claude's commands (twice on ACP v1, once on v2) and the session's title come at times of their own: all of
+  // them, before closing.
   await expect
     .poll(
       () =>
@@ -40,7 +54,7 @@ test('an MCP tool over HTTP called through a recorded model turn', async ({ acp,
         ),
       { timeout: 30_000 },
     )
-    .toEqual([2, 1]);
+    .toEqual([acp.negotiation?.version === 2 ? 1 : 2, 1]);
   await acp.close();
   await expect(acp).toMatchAcpSnapshot();
 });

@@ -1,7 +1,8 @@
 /**
  * The starter suite as a user's spec declares it, listed by Playwright itself: the five titles (less the skipped
  * ones), each located at the spec's line that called the suite (the JSON report's `file` is what the examples'
- * compatibility table reads), and the seeded tool test alone in an anonymous describe, as the examples had it.
+ * compatibility table reads), and the seeded tool test alone in an anonymous describe, as the examples had it;
+ * and the settle wait, by the ACP version the agent answered.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { REPO_ROOT } from '../scenario/corpus.js';
 import { childRunnerEnv } from '../testing/runner-env.js';
+import { settled } from './starter-suite.js';
 
 type Spec = { title: string; file: string; line: number; column: number };
 type Suite = { title: string; specs?: Spec[]; suites?: Suite[] };
@@ -55,4 +57,43 @@ test('starterSuite() declares its tests at the calling line of the spec; skip le
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("settle as a function of the negotiated version: two command lists awaited on ACP v1, one on v2 (claude's)", async () => {
+  const settle = (version: 1 | 2) => ({ available_commands_update: version === 2 ? 1 : 2 });
+  const update = (kind: string) => ({
+    text: JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: { update: { sessionUpdate: kind } },
+    }),
+    process: 1,
+  });
+  // On v2 the one list the agent sent is all the test waits for.
+  await settled(
+    { stdout: [update('available_commands_update')], negotiation: { asked: 2, version: 2 } },
+    settle,
+  );
+  // On v1 (nothing negotiated) one list is not enough: the wait looks again (a second read of the wire means
+  // the first found too few) and ends once the second list has come.
+  const stdout = [update('available_commands_update'), update('agent_message_chunk')];
+  let reads = 0;
+  let done = false;
+  const waiting = settled(
+    {
+      get stdout() {
+        reads++;
+        return stdout;
+      },
+      negotiation: undefined,
+    },
+    settle,
+  ).then(() => {
+    done = true;
+  });
+  await expect.poll(() => reads).toBeGreaterThanOrEqual(2);
+  expect(done).toBe(false);
+  stdout.push(update('available_commands_update'));
+  await waiting;
+  expect(done).toBe(true);
 });

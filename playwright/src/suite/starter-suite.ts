@@ -84,8 +84,14 @@ function declare<B>(at: Location | undefined, fn: (title: string, body: B) => vo
   else fn(title, body);
 }
 
-/** Waits for the updates the options say come late, before a prompting test closes. */
-async function settled(acp: AcpClient, option: StarterSuiteOptions['settle']): Promise<void> {
+/**
+ * Waits for the updates the options say come late, before a prompting test closes: as many as the option
+ * gives for the ACP version initialize settled on (v1 when none was negotiated).
+ */
+export async function settled(
+  acp: Pick<AcpClient, 'stdout' | 'negotiation'>,
+  option: StarterSuiteOptions['settle'],
+): Promise<void> {
   const settle = typeof option === 'function' ? option(acp.negotiation?.version ?? 1) : option;
   const kinds = Object.entries(settle ?? {});
   if (kinds.length === 0) return;
