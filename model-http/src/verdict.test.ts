@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { Exchange } from './exchange-log.js';
 import type { JsonValue } from './normalize.js';
 import { type ModelServer, startModelServer } from './server.js';
+import { requestPart } from './verdict.js';
 
 const PATH = '/v1/chat/completions';
 const SYSTEM = {
@@ -76,6 +77,25 @@ test('one change, one message: the first drift in full, then its retries and the
       "If the agent's requests changed on purpose, re-record: npm run record -- notes",
     ].join('\n'),
   );
+  // The same first drift as data, for the harness to key the failure's cause by (not read back from the text).
+  expect(rep.verdict().drift).toEqual({
+    part: 'messages[3]',
+    path: 'body.messages[3].content',
+    recorded: 'read notes.txt',
+    live: 'read notes.md',
+  });
+});
+
+test("a drift's part names where in the request it is, as llm-replay names its parts", () => {
+  expect(requestPart('body.messages[3].content[0].text')).toBe('messages[3]');
+  expect(requestPart('body.input[2]')).toBe('input[2]');
+  expect(requestPart('body.contents[0].parts[1].text')).toBe('contents[0]');
+  expect(requestPart('body.system[1].text')).toBe('system');
+  expect(requestPart('body.tools[4].input_schema')).toBe('tools');
+  expect(requestPart('body.model')).toBe('model');
+  expect(requestPart('body["max-tokens"]')).toBe('body');
+  expect(requestPart('headers.anthropic-beta')).toBe('headers');
+  expect(requestPart('path')).toBe('path');
 });
 
 test('a drift alone, or unused exchanges alone, read as before: one problem a line', async () => {
@@ -88,4 +108,6 @@ test('a drift alone, or unused exchanges alone, read as before: one problem a li
       "If the agent's requests changed on purpose, re-record the scenario.",
     ].join('\n'),
   );
+  // Nothing was asked that matched nothing: no drift to key a cause by.
+  expect(rep.verdict().drift).toBeUndefined();
 });

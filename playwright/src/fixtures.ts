@@ -10,8 +10,9 @@ import { dirname, join, resolve } from 'node:path';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
+import { driftCause } from './compare/causes.js';
 import { attachConversation } from './compare/conversation.js';
-import { writeTestWire } from './coverage/coverage-records.js';
+import { noteTestCause, writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
 import type { LeftTerminal } from './driver/client-terminals.js';
@@ -154,6 +155,10 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       faults,
     );
     await use(server);
+    // A drifted replay's cause, keyed by the change: one prompt edit that breaks many tests is one cause in the
+    // run's "failures by cause" (the coverage teardown), with the command that re-records them.
+    const drift = server.replayDrift();
+    if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: testInfo.project.name });
     // The record summary: what the recording did to the test's exchange log, in the run's output and report.
     const summary = await server.finish();
     if (summary) {

@@ -30,6 +30,11 @@ export interface Cause {
   detail: string;
   /** For a field difference: where (line and JSON path) and the change, for a short per-test message. */
   field?: { line: number; path: string; change: string };
+  /**
+   * The Playwright project of a spec test that uses the `acp` fixture (absent for a corpus scenario): the command
+   * that accepts the cause is that project's (re-record it, or update its snapshots), not the corpus scripts.
+   */
+  project?: string;
 }
 
 /**

@@ -10,14 +10,14 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect as baseExpect, type TestInfo } from '@playwright/test';
-import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../compare/causes.js';
+import type { Cause } from '../compare/causes.js';
 import { attachConversation } from '../compare/conversation.js';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../compare/failure-artifacts.js';
 import { shortError } from '../compare/short-error.js';
 import { readExpected } from '../compare/snapshot-store.js';
 import { driftFindings, type Finding, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
-import { writeTestCause, writeTestWire } from '../coverage/coverage-records.js';
+import { noteTestCause, writeTestWire } from '../coverage/coverage-records.js';
 import { DriverError } from '../driver/driver.js';
 import { expect } from '../matchers.js';
 import { recordScenario, recordTargetFor } from '../modes/record.js';
@@ -105,12 +105,9 @@ const findingExpect = baseExpect.extend({
   },
 });
 
-/** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
+/** Tells the run why this scenario failed, so failures sharing a cause are summarized once. */
 function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
-  if (!cause) return;
-  writeTestCause(testInfo, cause);
-  testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
-  testInfo.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
+  if (cause) noteTestCause(testInfo, cause);
 }
 
 /** Replays one scenario and reports the verdict: one soft error per finding, the surfaces as snapshots. */
