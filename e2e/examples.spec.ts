@@ -18,7 +18,11 @@ interface JsonReport {
   suites: Array<{
     specs?: Array<{
       title: string;
-      tests: Array<{ annotations?: Array<{ type: string }>; results: Array<{ status: string }> }>;
+      tests: Array<{
+        projectName: string;
+        annotations?: Array<{ type: string; description?: string }>;
+        results: Array<{ status: string }>;
+      }>;
     }>;
     suites?: JsonReport['suites'];
   }>;
@@ -69,14 +73,18 @@ for (const dir of examples) {
       expect(run.exitCode, run.all).toBe(0);
       const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as JsonReport;
       expect(report.stats).toMatchObject({ unexpected: 0, flaky: 0 });
-      // Nothing skipped but a test marked fixme (a known race, with its reason in the spec).
-      expect(skippedWithoutFixme(report.suites)).toEqual([]);
-      // What each example must show, each replayed three times and passing every time.
+      // Nothing skipped but a test marked fixme (a known race) or skipped with its reason (a test one ACP
+      // version cannot run: v2 has no session/load), each reason in the spec.
+      expect(skippedWithoutReason(report.suites)).toEqual([]);
+      // What each example must show, each replayed three times and passing every time, in each project that
+      // runs it (one per ACP version; a project may skip it with its reason, and one at least runs it).
       const runs = specRuns(report.suites);
       for (const title of REQUIRED) {
         const found = [...runs.keys()].find((t) => t.startsWith(title));
         expect(found, `examples/${basename(dir)} has a test titled "${title}..."`).toBeDefined();
-        expect(runs.get(found!)).toEqual(['passed', 'passed', 'passed']);
+        const byProject = [...runs.get(found!)!.values()].map((r) => r.join());
+        expect(byProject, found).toContain('passed,passed,passed');
+        for (const r of byProject) expect(['passed,passed,passed', 'skipped,skipped,skipped']).toContain(r);
       }
       // docs/agents.md's compatibility table states the replay kept in replayed.json: it must be this run's.
       const kept = await execa(
@@ -129,10 +137,18 @@ test('examples/claude-agent-acp: re-recorded against its stand-in model, every c
         .map((e) => join(e.parentPath, e.name).slice(join(root, tree).length + 1))
         .sort();
     expect(files(scratch)).toEqual(files(dir));
-    for (const f of files(dir))
-      expect(await readFile(join(scratch, tree, f), 'utf8'), f).toBe(
-        await readFile(join(dir, tree, f), 'utf8'),
+    // The stand-in quotes today's date from claude's system prompt, as a real model does, streamed in pieces: a
+    // recording made on another day differs in the digits of that date alone, at the same places.
+    const sameButDigits = (a: string, b: string) =>
+      a.length === b.length &&
+      Array.from({ length: a.length }, (_, i) => i).every(
+        (i) => a[i] === b[i] || (/\d/.test(a[i]!) && /\d/.test(b[i]!)),
       );
+    for (const f of files(dir)) {
+      const again = await readFile(join(scratch, tree, f), 'utf8');
+      const committed = await readFile(join(dir, tree, f), 'utf8');
+      if (!sameButDigits(again, committed)) expect(again, f).toBe(committed);
+    }
     // The key went upstream and nowhere else.
     expect(emulator.requests.length).toBeGreaterThan(0);
     for (const f of files(scratch))
@@ -153,29 +169,37 @@ const REQUIRED = [
   'a changed prompt is refused',
 ];
 
-/** The titles of skipped tests that carry no fixme annotation. */
-function skippedWithoutFixme(suites: JsonReport['suites']): string[] {
+/** The titles of skipped tests that carry no fixme annotation nor a skip with its reason. */
+function skippedWithoutReason(suites: JsonReport['suites']): string[] {
   return suites.flatMap((suite) => [
     ...(suite.specs ?? []).flatMap((spec) =>
       spec.tests
         .filter(
           (t) =>
-            t.results.some((r) => r.status === 'skipped') && !t.annotations?.some((a) => a.type === 'fixme'),
+            t.results.some((r) => r.status === 'skipped') &&
+            !t.annotations?.some((a) => a.type === 'fixme' || (a.type === 'skip' && a.description)),
         )
         .map(() => spec.title),
     ),
-    ...skippedWithoutFixme(suite.suites ?? []),
+    ...skippedWithoutReason(suite.suites ?? []),
   ]);
 }
 
-/** Each spec's title -> the statuses of its runs, from the JSON report. */
-function specRuns(suites: JsonReport['suites'], into = new Map<string, string[]>()): Map<string, string[]> {
+/** Each spec's title -> its project's name -> the statuses of its runs there, from the JSON report. */
+function specRuns(
+  suites: JsonReport['suites'],
+  into = new Map<string, Map<string, string[]>>(),
+): Map<string, Map<string, string[]>> {
   for (const suite of suites) {
-    for (const spec of suite.specs ?? [])
-      into.set(spec.title, [
-        ...(into.get(spec.title) ?? []),
-        ...spec.tests.flatMap((t) => t.results.map((r) => r.status)),
-      ]);
+    for (const spec of suite.specs ?? []) {
+      const projects = into.get(spec.title) ?? new Map<string, string[]>();
+      for (const t of spec.tests)
+        projects.set(t.projectName, [
+          ...(projects.get(t.projectName) ?? []),
+          ...t.results.map((r) => r.status),
+        ]);
+      into.set(spec.title, projects);
+    }
     specRuns(suite.suites ?? [], into);
   }
   return into;

@@ -22,7 +22,7 @@ const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
 test('from an empty directory: npm init, install, `acp-snapshot init --agent gemini-cli`, record against the stand-in, replay green keylessly', async () => {
-  // Two installs and two runs of a real agent (3 tests each): minutes on a loaded 2-core machine.
+  // Two installs and two runs of a real agent (5 tests each): minutes on a loaded 2-core machine.
   test.setTimeout(600_000);
   const installed = join(EXAMPLE, 'node_modules', AGENT);
   expect(
@@ -76,10 +76,12 @@ test('from an empty directory: npm init, install, `acp-snapshot init --agent gem
       const r = await sh(printed.record, project, { MODEL_UPSTREAM_URL: emulator.url, GEMINI_API_KEY: KEY });
       await test.info().attach('record.txt', { body: r.all ?? '', contentType: 'text/plain' });
       expect(r.exitCode, r.all).toBe(0);
-      expect(r.all).toContain('3 passed');
+      expect(r.all).toContain('5 passed');
       const tree = join(project, 'tests/__acp__/gemini.spec.ts/gemini');
       // A directory per test (and the model's large bodies in sidecars/, when there are some).
       expect((await readdir(tree)).filter((d) => d !== 'sidecars').sort()).toEqual([
+        'a-cancelled-turn',
+        'a-multi-turn-conversation',
         'a-plain-answer',
         'a-tool-call-with-a-permission-request',
         'no-model-initialize-and-a-new-session',
@@ -96,7 +98,7 @@ test('from an empty directory: npm init, install, `acp-snapshot init --agent gem
       await test.info().attach('replay.txt', { body: r.all ?? '', contentType: 'text/plain' });
       expect(r.exitCode, r.all).toBe(0);
       expect(r.all).toMatch(/✓ .*\[gemini\] .*a tool call with a permission request/);
-      expect(r.all).toContain('4 passed');
+      expect(r.all).toContain('6 passed');
     });
   } finally {
     await emulator.close().catch(() => {});

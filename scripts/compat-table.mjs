@@ -6,6 +6,7 @@
 //   node scripts/compat-table.mjs --check              # exit 1 when the table is not what the examples give
 //   node scripts/compat-table.mjs replay NAME [...]    # replays examples/NAME three times over, keeps the result
 //   node scripts/compat-table.mjs verify DIR REPORT    # exit 1 when a replay's JSON report is not what DIR keeps
+//   node scripts/compat-table.mjs probe PKG [...]      # the registry smoke run (scripts/registry-probe.mjs)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,8 +78,44 @@ export function recordedTests(dir) {
   return found.sort();
 }
 
+/** A test title as its snapshot directory names it (`v2: a plain answer` -> `v2-a-plain-answer`). */
+export function titleDir(title) {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/**
+ * The protocol version the agent answered in each recorded test's committed wire (its initialize result), by
+ * `file/testDir`: what a keyless replay of that test speaks, since the replayed agent must answer the same.
+ */
+export function recordedProtocols(dir) {
+  const found = new Map();
+  for (const rel of recordedTests(dir)) {
+    const [file, , test] = rel.split('/');
+    const wire = readFileSync(join(dir, 'tests/__acp__', rel, 'stdout.jsonl'), 'utf8');
+    for (const line of wire.split('\n')) {
+      const version = /"result":\{"protocolVersion":(\d+)/.exec(line)?.[1];
+      if (version) {
+        found.set(`${file}/${test}`, Number(version));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 /** A Playwright JSON report without what the table does not need: each test's title, file and statuses. */
 export function trimReplay(report, { pkg, version, date, node }) {
+  // The example's projects (one per ACP version when the config names several), not the coverage teardown.
+  const projects = (report.config?.projects ?? []).filter((p) => p.name !== 'acp-coverage');
+  const perProject = projects.length > 1;
+  const protocols = Object.fromEntries(
+    projects
+      .filter((p) => p.metadata?.protocolVersion !== undefined)
+      .map((p) => [p.name, p.metadata.protocolVersion]),
+  );
   const tests = [];
   const walk = (suites) => {
     for (const suite of suites ?? []) {
@@ -86,11 +123,15 @@ export function trimReplay(report, { pkg, version, date, node }) {
       for (const spec of (suite.specs ?? []).filter((s) => !s.file.startsWith('..')))
         for (const t of spec.tests) {
           const fixme = t.annotations?.find((a) => a.type === 'fixme' || a.type === 'skip');
+          // The fixture's line for a test that asked for v2: 'ACP v2', or the agent answered 1 (kept as is).
+          const protocol = t.annotations?.find((a) => a.type === 'acp protocol')?.description;
           tests.push({
             file: spec.file,
             title: spec.title,
+            ...(perProject ? { project: t.projectName } : {}),
             statuses: t.results.map((r) => r.status),
             ...(fixme ? { [fixme.type]: fixme.description ?? '' } : {}),
+            ...(protocol ? { protocol } : {}),
           });
         }
       walk(suite.suites);
@@ -100,7 +141,7 @@ export function trimReplay(report, { pkg, version, date, node }) {
   // One entry per test: --repeat-each makes a test per repeat.
   const merged = new Map();
   for (const t of tests) {
-    const key = `${t.file}\n${t.title}`;
+    const key = `${t.file}\n${t.title}\n${t.project ?? ''}`;
     const seen = merged.get(key);
     if (seen) seen.statuses.push(...t.statuses);
     else merged.set(key, { ...t, statuses: [...t.statuses] });
@@ -110,7 +151,10 @@ export function trimReplay(report, { pkg, version, date, node }) {
     date,
     node,
     repeatEach: REPEAT_EACH,
-    tests: [...merged.values()].sort((a, b) => `${a.file} ${a.title}`.localeCompare(`${b.file} ${b.title}`)),
+    ...(Object.keys(protocols).length ? { protocols } : {}),
+    tests: [...merged.values()].sort((a, b) =>
+      `${a.file} ${a.title} ${a.project ?? ''}`.localeCompare(`${b.file} ${b.title} ${b.project ?? ''}`),
+    ),
   };
 }
 
@@ -125,8 +169,35 @@ export function readExample(dir, profilesDir = PROFILES_DIR) {
     profile,
     version: lockedVersion(dir, profile.pkg),
     recorded: recordedTests(dir),
+    protocols: recordedProtocols(dir),
     replayed: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null,
   };
+}
+
+/**
+ * The ACP versions the example's keyless replay proved: per version, the tests green on every repeat whose
+ * recorded wire speaks it (`v1 ×12, v2 ×1`); a test whose report says it asked for v2 and the agent answered 1
+ * is named apart. From replayed.json and the committed recordings, so a test added on either version counts.
+ */
+export function protocolCell(ex) {
+  const r = ex.replayed;
+  if (!r) return 'not replayed';
+  const green = r.tests.filter(
+    (t) => t.statuses.length === r.repeatEach && t.statuses.every((st) => st === 'passed'),
+  );
+  const counts = new Map();
+  let downgraded = 0;
+  for (const t of green) {
+    const recorded = ex.protocols?.get(`${t.file}/${titleDir(t.title)}`);
+    const version = t.protocol === 'ACP v2' ? 2 : t.protocol ? 1 : recorded;
+    if (version === undefined) continue;
+    if (t.protocol && t.protocol !== 'ACP v2') downgraded++;
+    counts.set(version, (counts.get(version) ?? 0) + 1);
+  }
+  const versions = [...counts.keys()].sort();
+  if (!versions.length) return 'no recorded wire';
+  const text = versions.map((v) => `v${v} ×${counts.get(v)}`).join(', ');
+  return downgraded ? `${text} (${downgraded} asked for v2, the agent answered 1)` : text;
 }
 
 /** The replay cell: how many tests passed every repeat, and what did not. */
@@ -138,11 +209,18 @@ function replayCell(ex) {
   const green = r.tests.filter(
     (t) => t.statuses.length === r.repeatEach && t.statuses.every((s) => s === 'passed'),
   );
-  const fixme = r.tests.filter((t) => t.fixme !== undefined || t.skip !== undefined);
-  const red = r.tests.filter((t) => !green.includes(t) && !fixme.includes(t));
+  const fixme = r.tests.filter((t) => t.fixme !== undefined);
+  const skipped = r.tests.filter((t) => t.skip !== undefined);
+  const red = r.tests.filter((t) => !green.includes(t) && !fixme.includes(t) && !skipped.includes(t));
+  // The ACP versions its green tests ran on, when the example runs more than v1.
+  const versions = [...new Set(green.map((t) => r.protocols?.[t.project] ?? 1))].sort();
   const parts = [
     `${green.length}/${r.tests.length} green ×${r.repeatEach}`,
+    versions.some((v) => v !== 1)
+      ? `on ACP ${versions.map((v) => (typeof v === 'number' ? `v${v}` : v)).join(' and ')}`
+      : '',
     fixme.length ? `${fixme.length} fixme` : '',
+    skipped.length ? `${skipped.length} skipped on a version that lacks what they test` : '',
     red.length ? `**${red.length} red**: ${red.map((t) => cell(t.title)).join('; ')}` : '',
   ];
   return `${parts.filter(Boolean).join(', ')} (${r.date}, Node ${r.node})`;
@@ -151,17 +229,18 @@ function replayCell(ex) {
 /** The Markdown table, one row per example. */
 export function renderCompat(examples) {
   const rows = examples.map((ex) => {
-    const titles = ex.replayed?.tests.map((t) => t.title) ?? [];
+    // A test run on several ACP versions is one test of the agent's.
+    const titles = [...new Set(ex.replayed?.tests.map((t) => t.title) ?? [])];
     const quirks = titles.filter((t) => t.startsWith('quirk:')).map((t) => t.slice('quirk:'.length).trim());
     const faults = titles.filter((t) => t.startsWith('fault:')).length;
     const proven = ex.profile.proven.includes(ex.version)
       ? ex.profile.proven.join(', ')
       : `${ex.profile.proven.join(', ')} (**not ${ex.version}**)`;
-    return `| \`examples/${ex.name}\` | \`${ex.profile.pkg}\` | ${ex.version} | \`agents.${ex.profile.name}()\`, proven on ${proven} | ${cell(ex.wire)} | ${ex.recorded.length} | ${replayCell(ex)} | ${quirks.map(cell).join('; ') || 'none'}${faults ? ` (and ${faults} provider-fault tests)` : ''} |`;
+    return `| \`examples/${ex.name}\` | \`${ex.profile.pkg}\` | ${ex.version} | \`agents.${ex.profile.name}()\`, proven on ${proven} | ${cell(ex.wire)} | ${ex.recorded.length} | ${replayCell(ex)} | ${protocolCell(ex)} | ${quirks.map(cell).join('; ') || 'none'}${faults ? ` (and ${faults} provider-fault tests)` : ''} |`;
   });
   return [
-    '| example | agent (npm) | version (lockfile) | profile | model wire | tests recorded | replayed keylessly | quirk tests |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| example | agent (npm) | version (lockfile) | profile | model wire | tests recorded | replayed keylessly | ACP versions replayed | quirk tests |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }
@@ -257,7 +336,8 @@ export function verifyReplay(dir, report, profilesDir = PROFILES_DIR) {
       `examples/${name}/${REPLAYED} is of ${pkg} ${kept.agent.version}; the lockfile installs ${version}; ${keep}`,
     ];
   const now = trimReplay(report, { ...kept.agent, date: kept.date, node: kept.node }).tests;
-  const show = (t) => `${t.file} "${t.title}" [${t.statuses.join(', ')}]`;
+  const show = (t) =>
+    `${t.file} "${t.title}"${t.project ? ` (${t.project})` : ''} [${t.statuses.join(', ')}]`;
   const was = new Set(kept.tests.map(show));
   const is = new Set(now.map(show));
   const problems = [
@@ -296,7 +376,11 @@ function main(argv) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    process.exit(main(process.argv.slice(2)));
+    const argv = process.argv.slice(2);
+    // The smoke run is asynchronous and loads its own module only when asked for.
+    if (argv[0] === 'probe')
+      process.exit(await (await import('./registry-probe.mjs')).probeMain(argv.slice(1)));
+    process.exit(main(argv));
   } catch (e) {
     console.error(`compat-table: ${e.message}`);
     process.exit(2);

@@ -18,15 +18,25 @@ test("docs/agents.md's compatibility table is generated from examples/*", () => 
   );
 });
 
-/** A Playwright JSON report of `--repeat-each=3`: one spec per repeat, a fixme test skipped each time. */
-function report(outcomes: Record<string, string[]>, fixme: string[] = []) {
+/**
+ * A Playwright JSON report of `--repeat-each=3`: one spec per repeat, a fixme test skipped each time, and the
+ * fixture's `acp protocol` line on the tests that asked for v2.
+ */
+function report(
+  outcomes: Record<string, string[]>,
+  fixme: string[] = [],
+  protocol: Record<string, string> = {},
+) {
   const specs = Object.entries(outcomes).flatMap(([title, statuses]) =>
     statuses.map((status) => ({
       title,
       file: 'pi.spec.ts',
       tests: [
         {
-          annotations: fixme.includes(title) ? [{ type: 'fixme', description: 'a race' }] : [],
+          annotations: [
+            ...(fixme.includes(title) ? [{ type: 'fixme', description: 'a race' }] : []),
+            ...(protocol[title] ? [{ type: 'acp protocol', description: protocol[title] }] : []),
+          ],
           results: [{ status }],
         },
       ],
@@ -53,8 +63,11 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
     mkdirSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/a-plain-answer'), { recursive: true });
     mkdirSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/quirk-ids'), { recursive: true });
     mkdirSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/sidecars'), { recursive: true });
-    writeFileSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/a-plain-answer/stdout.jsonl'), '{}\n');
-    writeFileSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/quirk-ids/stdout.jsonl'), '{}\n');
+    // The committed wires: what the agent answered in initialize is the version a replay of the test speaks.
+    const answered = (v: number) =>
+      `{"jsonrpc":"2.0","id":"{{id:1}}","result":{"protocolVersion":${v}}}\n{}\n`;
+    writeFileSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/a-plain-answer/stdout.jsonl'), answered(2));
+    writeFileSync(join(dir, 'tests/__acp__/pi.spec.ts/pi/quirk-ids/stdout.jsonl'), answered(1));
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify({ description: 'acp-snapshot on pi (OpenAI Responses): x' }),
@@ -73,7 +86,7 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
     const row = () => (compatTable(examples, profiles) as string).split('\n')[2];
 
     expect(row()).toBe(
-      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | not replayed: `npm run compat -- replay pi` | none |',
+      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | not replayed: `npm run compat -- replay pi` | not replayed | none |',
     );
     const outcomes = {
       'a plain answer': ['passed', 'passed', 'passed'],
@@ -104,12 +117,32 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
         'kept: pi.spec.ts "quirk: ids | random" [passed, failed, passed]); keep this run\'s: npm run compat -- replay pi',
     ]);
     expect(row()).toBe(
-      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | 1/3 green ×3, 1 fixme, **1 red**: quirk: ids \\| random (2026-12-02, Node 22.23.5) | ids \\| random (and 1 provider-fault tests) |',
+      '| `examples/pi` | `@pi/acp` | 1.1.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 | OpenAI Responses | 2 | 1/3 green ×3, 1 fixme, **1 red**: quirk: ids \\| random (2026-12-02, Node 22.23.5) | v2 ×1 | ids \\| random (and 1 provider-fault tests) |',
     );
+    // The versions replayed count green tests only; a test that asked for v2 and was answered 1 is named apart.
+    const asked = report(
+      { ...outcomes, 'quirk: ids | random': ['passed', 'passed', 'passed'] },
+      ['fault: a 429'],
+      {
+        'quirk: ids | random': "asked for ACP v2 ('highest'); pi 1.1.0 answered 1: this run is ACP v1",
+      },
+    );
+    const keptAsked = trimReplay(asked, {
+      pkg: '@pi/acp',
+      version: '1.1.0',
+      date: '2026-12-02',
+      node: '22.23.5',
+    });
+    expect(keptAsked.tests[2].protocol).toBe(
+      "asked for ACP v2 ('highest'); pi 1.1.0 answered 1: this run is ACP v1",
+    );
+    writeFileSync(join(dir, 'replayed.json'), JSON.stringify(keptAsked));
+    expect(row()).toContain('| v1 ×1, v2 ×1 (1 asked for v2, the agent answered 1) |');
+    writeFileSync(join(dir, 'replayed.json'), JSON.stringify(kept));
     // The lockfile moved on: the kept replay is of another version, and the profile was not proven on it.
     lock('1.2.0');
     expect(row()).toBe(
-      '| `examples/pi` | `@pi/acp` | 1.2.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 (**not 1.2.0**) | OpenAI Responses | 2 | stale (replayed 1.1.0): `npm run compat -- replay pi` | ids \\| random (and 1 provider-fault tests) |',
+      '| `examples/pi` | `@pi/acp` | 1.2.0 | `agents.piAgent()`, proven on 1.0.0, 1.1.0 (**not 1.2.0**) | OpenAI Responses | 2 | stale (replayed 1.1.0): `npm run compat -- replay pi` | v2 ×1 | ids \\| random (and 1 provider-fault tests) |',
     );
     expect(verifyReplay(dir, run, profiles)).toEqual([
       "examples/pi/replayed.json is of @pi/acp 1.1.0; the lockfile installs 1.2.0; keep this run's: npm run compat -- replay pi",
@@ -121,6 +154,53 @@ test('an example becomes a row: its lockfile version, profile, recorded tests, r
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('an example run on ACP v1 and v2 keeps each test once per project, with the version of each', () => {
+  const test2 = (projectName: string, status: string, skip?: string) => ({
+    projectName,
+    annotations: skip ? [{ type: 'skip', description: skip }] : [],
+    results: [{ status }],
+  });
+  const run = {
+    config: {
+      projects: [
+        { name: 'claude', metadata: { protocolVersion: 1 } },
+        { name: 'claude-v2', metadata: { protocolVersion: 2 } },
+        { name: 'acp-coverage', metadata: {} },
+      ],
+    },
+    suites: [
+      {
+        specs: [
+          {
+            title: 'a plain answer',
+            file: 'c.spec.ts',
+            tests: [test2('claude', 'passed'), test2('claude-v2', 'passed')],
+          },
+          {
+            title: 'no model',
+            file: 'c.spec.ts',
+            tests: [test2('claude', 'passed'), test2('claude-v2', 'skipped', 'ACP v2 has no session/load')],
+          },
+        ],
+      },
+    ],
+  };
+  const kept = trimReplay(run, { pkg: 'p', version: '1', date: '2026-12-05', node: '22' });
+  expect(kept.protocols).toEqual({ claude: 1, 'claude-v2': 2 });
+  expect(kept.tests).toEqual([
+    { file: 'c.spec.ts', title: 'a plain answer', project: 'claude', statuses: ['passed'] },
+    { file: 'c.spec.ts', title: 'a plain answer', project: 'claude-v2', statuses: ['passed'] },
+    { file: 'c.spec.ts', title: 'no model', project: 'claude', statuses: ['passed'] },
+    {
+      file: 'c.spec.ts',
+      title: 'no model',
+      project: 'claude-v2',
+      statuses: ['skipped'],
+      skip: 'ACP v2 has no session/load',
+    },
+  ]);
 });
 
 test('a file without the markers is refused, naming the file and the markers', () => {

@@ -31,7 +31,7 @@ export function v2App(agent: AcpAgent, info: acp2.Implementation, ids: IdGenerat
     .onRequest('session/new', async ({ params, client }) => {
       agent.ignoreMcpServers(params.mcpServers?.length ?? 0);
       const session = await agent.newSession(absolute(params.cwd), newClient(client));
-      return { sessionId: session.id, configOptions: session.settings.configOptions() as never };
+      return { sessionId: session.id, configOptions: v2ConfigOptions(session.settings.configOptions()) };
     })
     .onRequest('session/resume', async ({ params, client }) => {
       agent.ignoreMcpServers(params.mcpServers?.length ?? 0);
@@ -42,15 +42,19 @@ export function v2App(agent: AcpAgent, info: acp2.Implementation, ids: IdGenerat
         newClient(client),
         replay ? 'session/load' : 'session/resume',
       );
-      return { configOptions: session.settings.configOptions() as never };
+      // v2: the current state after any replay and before the response (nothing runs in a reopened session).
+      await (session.client as V2SessionClient).state({ state: 'idle' });
+      return { configOptions: v2ConfigOptions(session.settings.configOptions()) };
     })
     .onRequest('session/prompt', ({ params }) => {
       const session = agent.live(params.sessionId);
       const messageId = ids.next('msg');
       const client = session.client as V2SessionClient;
-      // Acknowledged now; the turn runs behind the response and ends with the idle state update.
+      // Acknowledged now; the turn runs behind the response and ends with the idle state update. The user
+      // message is echoed first with the acknowledged id: v2 clients render it from that update.
       setImmediate(() => {
         void (async () => {
+          await client.userMessage(messageId, params.prompt);
           await client.state({ state: 'running' });
           let stopReason: string;
           try {
@@ -71,6 +75,42 @@ export function v2App(agent: AcpAgent, info: acp2.Implementation, ids: IdGenerat
     .onRequest('session/list', ({ params }) => agent.list(params))
     .onRequest('session/close', ({ params }) => agent.closeSession(params.sessionId))
     .onRequest('session/delete', ({ params }) => agent.deleteSession(params.sessionId));
+}
+
+/** v1's config options in v2's shape: an option's `id` is its `configId`, a select group's `group` its `groupId`. */
+function v2ConfigOptions(options: readonly acp.SessionConfigOption[]): acp2.SessionConfigOption[] {
+  return options.map((o) => {
+    const { id, ...rest } = o as acp.SessionConfigOption & { id: string; options?: unknown[] };
+    const choices = Array.isArray(rest.options)
+      ? rest.options.map((c) => {
+          if (!c || typeof c !== 'object' || !('group' in c)) return c;
+          const { group, ...g } = c as { group: string };
+          return { ...g, groupId: group };
+        })
+      : rest.options;
+    return { ...rest, configId: id, ...(choices !== undefined && { options: choices }) } as never;
+  });
+}
+
+/**
+ * A tool call's content in v2's shape: a v1 diff (`path`, `oldText`, `newText`) is a structured change (`add`
+ * for a new file, else `modify`); text and terminal content pass as they are.
+ */
+function v2ToolCallContent(content: unknown): unknown {
+  if (!Array.isArray(content)) return content;
+  return content.map((c: { type?: string; path?: string; oldText?: string | null }) =>
+    c?.type === 'diff'
+      ? {
+          type: 'diff',
+          changes: [{ operation: c.oldText == null ? 'add' : 'modify', path: c.path, fileType: 'text' }],
+        }
+      : c,
+  );
+}
+
+/** A v1 tool call (or its update) as a v2 tool_call_update patch. */
+function v2ToolCall(u: Record<string, unknown>): Record<string, unknown> {
+  return 'content' in u ? { ...u, content: v2ToolCallContent(u.content) } : u;
 }
 
 function absolute(cwd: string): string {
@@ -121,7 +161,13 @@ class V2SessionClient implements SessionClient {
       return this.send({ ...u, messageId: id });
     }
     this.message = undefined;
-    if (u.sessionUpdate === 'tool_call') return this.send({ ...u, sessionUpdate: 'tool_call_update' });
+    if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update')
+      return this.send(v2ToolCall({ ...u, sessionUpdate: 'tool_call_update' }));
+    if (u.sessionUpdate === 'config_option_update')
+      return this.send({
+        ...u,
+        configOptions: v2ConfigOptions(u.configOptions as acp.SessionConfigOption[]),
+      });
     if (u.sessionUpdate === 'plan')
       return this.send({
         sessionUpdate: 'plan_update',
@@ -140,7 +186,7 @@ class V2SessionClient implements SessionClient {
     const r = await this.client.request('session/request_permission', {
       sessionId: this.sessionId,
       title: request.toolCall.title ?? request.toolCall.toolCallId,
-      subject: { type: 'tool_call', toolCall: request.toolCall as acp2.ToolCallUpdate },
+      subject: { type: 'tool_call', toolCall: v2ToolCall(request.toolCall) as acp2.ToolCallUpdate },
       options: request.options as acp2.PermissionOption[],
     });
     await this.state({ state: 'running' });
@@ -151,6 +197,13 @@ class V2SessionClient implements SessionClient {
   state(update: acp2.StateUpdate): Promise<void> {
     this.replaying = false;
     return this.send({ sessionUpdate: 'state_update', ...update });
+  }
+
+  /** The prompt's user message, whole, under the id its acknowledgement gave. */
+  userMessage(messageId: string, content: unknown): Promise<void> {
+    this.replaying = false;
+    this.message = undefined;
+    return this.send({ sessionUpdate: 'user_message', messageId, content });
   }
 
   /** The turn ended: its next chunk starts a new message. */

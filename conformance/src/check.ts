@@ -76,7 +76,7 @@ export interface CheckContext {
   modelText?: string;
 }
 
-/** One conformance check, derived from the ACP v1 spec. */
+/** One conformance check, derived from the ACP spec of its protocol version. */
 export interface Check {
   /** Stable id, `area.name`. */
   id: string;
@@ -85,6 +85,8 @@ export interface Check {
   /** Where the requirement comes from (spec page or schema definition). */
   source: string;
   level: CheckLevel;
+  /** The protocol version the check speaks (default 1). */
+  protocol?: 1 | 2;
   /** The model turns the check runs, in order (for targets that script a model). */
   turns?: TurnKind[];
   /**
@@ -105,6 +107,17 @@ export class CheckFailed extends Error {
 /** The requirement does not apply to this agent; the message says why. */
 export class CheckSkipped extends Error {
   override name = 'CheckSkipped';
+}
+
+/**
+ * The agent answered a request for ACP v2 with another version (1): the v2 checks say nothing about it. Reported
+ * as `v1-only` with the version it answered, not as a failure (ACP lets an agent answer its latest version).
+ */
+export class CheckV1Only extends CheckSkipped {
+  override name = 'CheckV1Only';
+  constructor(readonly answered: unknown) {
+    super(`v1-only: asked for protocolVersion 2, the agent answered ${JSON.stringify(answered)}`);
+  }
 }
 
 /** Throws {@link CheckFailed}. */

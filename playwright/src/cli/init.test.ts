@@ -90,13 +90,15 @@ test('--agent NAME writes the config, the starter spec and the scripts, keeps th
     "record: { upstream: { baseUrlEnv: 'MODEL_UPSTREAM_URL', apiKeyEnv: 'OPENAI_API_KEY' } },",
   );
   const spec = await readFile(join(project, 'tests/qwen.spec.ts'), 'utf8');
-  expect([...spec.matchAll(/^test\('([^']+)'/gm)].map((m) => m[1])).toEqual([
-    'no model: initialize and a new session',
-    'a plain answer',
-    'a tool call with a permission request',
-  ]);
-  // qwen's commands come at a time that varies: the prompting tests wait for them before closing.
-  expect(spec.match(/await settled\(acp\);/g)).toHaveLength(2);
+  // The package's starter suite with qwen's options (its commands come at a time that varies: the prompting
+  // tests wait for them before closing), then the one place for the user's own tests, with none of them yet.
+  expect(spec).toContain("import { expect, starterSuite, test } from '@acp-snapshot/playwright';");
+  expect(spec).toContain('starterSuite({\n  // qwen lists its commands');
+  expect(spec).toContain('  settle: { available_commands_update: 1 },\n});\n');
+  const [suite, yours] = spec.split('// ---- Your own tests: below this line. ----\n');
+  expect(suite).toMatch(/^starterSuite\(/m);
+  expect(yours).toBeDefined();
+  expect(spec.match(/^test\(/gm)).toBeNull();
   const pkg = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
   expect(pkg).toEqual({
     ...NPM_INIT,
@@ -130,7 +132,7 @@ test('a script the user has is kept: init adds its own beside it, and prints tha
   // gemini asks only before it overwrites: its tool test starts with the list in its workspace.
   expect(await readFile(join(project, 'tests/seed/notes.txt'), 'utf8')).toBe('bread 🍞\n');
   expect(await readFile(join(project, 'tests/gemini.spec.ts'), 'utf8')).toContain(
-    "test.use({ workspaceSeed: 'tests/seed' });",
+    "\n  toolSeed: 'tests/seed',\n",
   );
 });
 
@@ -175,7 +177,7 @@ test('an agent that is not installed: the install command (exit 1); an unknown n
   const unknown = await init('--agent', 'goose');
   expect(unknown.code).toBe(2);
   expect(unknown.err).toContain(
-    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
+    'init: unknown agent "goose"; the built-in ones are: claude-agent-acp, cline, codex-acp, copilot-cli, gemini-cli, opencode, qwen-code.',
   );
   expect(unknown.err).toContain('npx acp-snapshot init -- <command...>');
   expect((await init()).code).toBe(2);
@@ -222,11 +224,31 @@ test('--agent opencode: its bin is a native executable, so the config holds the 
   expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
     'agents: { opencode: agents.opencode() },',
   );
-  expect(await readFile(join(project, 'tests/opencode.spec.ts'), 'utf8')).toContain(
-    "test('a tool call with a permission request'",
-  );
+  expect(await readFile(join(project, 'tests/opencode.spec.ts'), 'utf8')).toContain('\nstarterSuite();\n');
   expect(r.out).toContain(
     'init: wrote playwright.config.ts, tests/opencode.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=opencode:record".',
+  );
+  expect(r.out).toContain(
+    'MODEL_UPSTREAM_URL=<your-provider-base-url> OPENAI_API_KEY=<your-key> npm run record\n',
+  );
+});
+
+test("--agent cline: its bin is its platform package's executable; the config holds the profile, the version is read from cline", async () => {
+  // npm links `cline` to `@cline/cli-linux-x64/bin/cline`, a native binary; the `cline` package states the version.
+  await install('@cline/cli-linux-x64', '3.0.65', 'cline', 'bin/cline');
+  await mkdir(join(project, 'node_modules/cline'), { recursive: true });
+  await writeFile(
+    join(project, 'node_modules/cline/package.json'),
+    JSON.stringify({ name: 'cline', version: '3.0.60', bin: { cline: './bin/cline' } }),
+  );
+  const r = await init('--agent', 'cline');
+  expect(r.code).toBe(0);
+  expect(r.err).toContain('init: warning: cline 3.0.60 is installed; the profile was proven on 3.0.65.');
+  expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
+    'agents: { cline: agents.cline() },',
+  );
+  expect(r.out).toContain(
+    'init: wrote playwright.config.ts, tests/cline.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=cline:record".',
   );
   expect(r.out).toContain(
     'MODEL_UPSTREAM_URL=<your-provider-base-url> OPENAI_API_KEY=<your-key> npm run record\n',

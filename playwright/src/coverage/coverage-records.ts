@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
 import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../compare/causes.js';
-import type { TestWire, WireLine } from './coverage.js';
+import type { McpWireLine, TestWire, WireLine } from './coverage.js';
 
 export const WIRE_DIR = 'acp-wires';
 /** Where a failing scenario's causes go, for the run's per-cause summary in the report. */
@@ -56,11 +56,12 @@ export function testPath(info: Pick<TestInfo, 'titlePath'>): string {
   return info.titlePath.join(' › ');
 }
 
-/** Keeps what this test put on the wire, for the run's coverage. */
+/** Keeps what this test put on the wire (and what its MCP servers saw, when any), for the run's coverage. */
 export function writeTestWire(
   info: Omit<RecordInfo, 'title'>,
   sent: readonly WireLine[],
   received: readonly WireLine[],
+  mcp?: readonly McpWireLine[],
 ): void {
   const dir = join(info.project.outputDir, WIRE_DIR);
   mkdirSync(dir, { recursive: true });
@@ -69,6 +70,7 @@ export function writeTestWire(
     test: testPath(info),
     sent: sent.map(({ text, process }) => ({ text, process })),
     received: received.map(({ text, process }) => ({ text, process })),
+    ...(mcp && mcp.length > 0 ? { mcp: [...mcp] } : {}),
   };
   writeFileSync(fileOf(info as RecordInfo, WIRE_DIR), JSON.stringify(wire));
 }

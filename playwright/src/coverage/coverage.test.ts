@@ -420,3 +420,59 @@ test('client terminal calls are counted: commands run, how they ended, truncated
     'the client offered `terminal`, and the agent never ran a command in a client terminal',
   );
 });
+
+test('MCP tools exercised, by server and tool name, from what the test MCP servers saw; a tool offered and never called is a gap', () => {
+  const wire = editTest('calls MCP tools');
+  wire.sent[1] = req(0, 1, 'session/new', {
+    cwd: '/tmp/w',
+    mcpServers: [
+      { name: 'notes', command: 'node', args: [], env: [] },
+      { type: 'http', name: 'tickets', url: 'http://127.0.0.1:1/mcp', headers: [] },
+    ],
+  });
+  const mcp = (server: string, from: 'agent' | 'server', message: Record<string, unknown>) => ({
+    server,
+    from,
+    message: { jsonrpc: '2.0', ...message },
+  });
+  const tools = (...names: string[]) => ({ tools: names.map((name) => ({ name, inputSchema: {} })) });
+  wire.mcp = [
+    mcp('notes', 'agent', { id: 0, method: 'initialize', params: {} }),
+    mcp('notes', 'server', { id: 0, result: {} }),
+    mcp('notes', 'agent', { method: 'notifications/initialized' }),
+    mcp('notes', 'agent', { id: 1, method: 'tools/list', params: {} }),
+    mcp('notes', 'server', { id: 1, result: tools('search_notes', 'delete_note') }),
+    mcp('notes', 'agent', { id: 2, method: 'tools/call', params: { name: 'search_notes', arguments: {} } }),
+    mcp('notes', 'server', { id: 2, result: { content: [{ type: 'text', text: 'milk' }] } }),
+    // Over HTTP the agent opens a second MCP session, numbering from 0 again.
+    mcp('tickets', 'agent', { id: 0, method: 'initialize', params: {} }),
+    mcp('tickets', 'server', { id: 0, result: {} }),
+    mcp('tickets', 'agent', { id: 1, method: 'tools/list', params: {} }),
+    mcp('tickets', 'server', { id: 1, result: tools('open_ticket') }),
+    mcp('tickets', 'agent', { id: 0, method: 'initialize', params: {} }),
+    mcp('tickets', 'server', { id: 0, result: {} }),
+    mcp('tickets', 'agent', { id: 1, method: 'tools/call', params: { name: 'open_ticket', arguments: {} } }),
+    mcp('tickets', 'server', { id: 1, result: { content: [], isError: true } }),
+    mcp('tickets', 'agent', { id: 2, method: 'tools/call', params: { name: 'open_ticket', arguments: {} } }),
+    { server: 'tickets', exit: 1, stderr: 'fatal\n', scripted: true },
+  ];
+  const c = computeCoverage([wire, editTest('no MCP')]);
+  expect(items(c, SECTIONS.mcp)).toEqual({
+    'notes: connected (stdio)': ['calls MCP tools'],
+    'notes: tools listed (tools/list)': ['calls MCP tools'],
+    'notes: tool search_notes called → ok': ['calls MCP tools'],
+    'tickets: connected (http)': ['calls MCP tools'],
+    'tickets: tools listed (tools/list)': ['calls MCP tools'],
+    'tickets: tool open_ticket called → error result (isError)': ['calls MCP tools'],
+    'tickets: tool open_ticket called → no answer': ['calls MCP tools'],
+    'tickets: crashed (scripted)': ['calls MCP tools'],
+  });
+  const gaps = c.projects[0]!.gaps.filter((g) => g.declared.startsWith('mcpTool:'));
+  expect(gaps).toEqual([
+    {
+      declared: 'mcpTool:notes/delete_note',
+      message: 'the test MCP server `notes` offered tool `delete_note`, and the agent never called it',
+    },
+  ]);
+  expect(coverageText(c)).toContain('notes: tool search_notes called → ok');
+});

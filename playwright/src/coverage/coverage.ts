@@ -24,7 +24,15 @@ export interface TestWire {
   sent: WireLine[];
   /** Lines the agent wrote to stdout. */
   received: WireLine[];
+  /** What the test's MCP servers saw (`mcp.jsonl` before normalization), when the test attached any. */
+  mcp?: McpWireLine[];
 }
+
+/** One MCP message a test MCP server saw, or its crash (the traffic file's lines, with the server's name). */
+export type McpWireLine = { server: string } & (
+  | { from: 'agent' | 'server'; message: Record<string, unknown> }
+  | { exit: number; stderr: string; scripted: boolean }
+);
 
 /** One thing exercised, and the tests that exercised it. */
 export interface CoverageItem {
@@ -162,6 +170,7 @@ export const SECTIONS = {
   modes: 'modes (tool kinds attempted in each)',
   configOptions: 'config options set',
   terminals: 'client terminals',
+  mcp: 'MCP servers and tools (the test MCP servers)',
 } as const;
 
 const ORDER = Object.values(SECTIONS);
@@ -169,6 +178,10 @@ const ORDER = Object.values(SECTIONS);
 /** Per project: what was declared (capabilities, modes, config options) across its tests. */
 interface Declared {
   agent?: string;
+  /** The MCP servers sessions were given, by name: their transport (`stdio`, `http`, `sse`). */
+  mcpTransports: Map<string, string>;
+  /** The tools the test MCP servers offered (answered to tools/list), as `server/tool`. */
+  mcpTools: Set<string>;
   capabilities: Set<string>;
   modes: Set<string>;
   configOptions: Set<string>;
@@ -210,6 +223,17 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
   /** The sessions session/new created, in order, with their cwd and agent process. */
   const created: { sessionId: string; cwd: string; process: number }[] = [];
   const surface = (what: string) => tally.add(SECTIONS.sessionSurface, what, test);
+  for (const { message } of sent)
+    if (
+      (message.method === 'session/new' ||
+        message.method === 'session/load' ||
+        message.method === 'session/resume') &&
+      isObject(message.params)
+    )
+      for (const s of Array.isArray(message.params.mcpServers) ? message.params.mcpServers : [])
+        if (isObject(s) && typeof s.name === 'string')
+          declared.mcpTransports.set(s.name, s.type ? String(s.type) : 'stdio');
+  if (wire.mcp) walkMcp(wire.mcp, tally, declared, test);
   /** Tool calls counted, by session and id. */
   const toolCallsSeen = new Set<string>();
   const noteSetup = (result: unknown) => {
@@ -421,6 +445,59 @@ function walk(wire: TestWire, tally: Tally, declared: Declared): void {
   }
 }
 
+/**
+ * What a test's MCP servers saw: each server the agent connected to (and over what), the tools it listed
+ * and each tool called by server and name with how the call ended (ok, an error result, a JSON-RPC error, no
+ * answer: the server died), and the crashes. Requests are paired with answers by id per server, the latest
+ * request of an id first (an HTTP agent opening a second MCP session numbers from 0 again).
+ */
+function walkMcp(lines: readonly McpWireLine[], tally: Tally, declared: Declared, test: string): void {
+  const pending = new Map<string, Json>();
+  const calls: { server: string; tool: string; answer?: Json }[] = [];
+  const add = (key: string) => tally.add(SECTIONS.mcp, key, test);
+  const over = (server: string) => declared.mcpTransports.get(server) ?? 'stdio';
+  for (const line of lines) {
+    if ('exit' in line) {
+      add(`${line.server}: crashed${line.scripted ? ' (scripted)' : ''}`);
+      continue;
+    }
+    const m = line.message;
+    const id = `${line.server}:${JSON.stringify(m.id)}`;
+    if (line.from === 'agent' && typeof m.method === 'string') {
+      if (m.method === 'initialize') add(`${line.server}: connected (${over(line.server)})`);
+      if (!('id' in m)) continue;
+      pending.set(id, m);
+      if (m.method === 'tools/call' && isObject(m.params))
+        calls.push({ server: line.server, tool: String(m.params.name) });
+      continue;
+    }
+    const request = pending.get(id);
+    if (line.from !== 'server' || !request || typeof m.method === 'string') continue;
+    pending.delete(id);
+    if (request.method === 'tools/list' && isObject(m.result) && Array.isArray(m.result.tools)) {
+      add(`${line.server}: tools listed (tools/list)`);
+      for (const t of m.result.tools)
+        if (isObject(t) && typeof t.name === 'string') declared.mcpTools.add(`${line.server}/${t.name}`);
+    }
+    if (request.method === 'tools/call' && isObject(request.params)) {
+      const tool = String(request.params.name);
+      const call = [...calls].reverse().find((c) => c.server === line.server && c.tool === tool && !c.answer);
+      if (call) call.answer = m;
+    }
+  }
+  for (const c of calls) {
+    const a = c.answer;
+    const ended = !a
+      ? 'no answer'
+      : isObject(a.error)
+        ? `error ${String(a.error.code)}`
+        : isObject(a.result) && a.result.isError === true
+          ? 'error result (isError)'
+          : 'ok';
+    add(`${c.server}: tool ${c.tool} called → ${ended}`);
+  }
+}
+
 /** The gaps: each declared thing no test exercised, most telling first. */
 function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
   const requested = (method: string) =>
@@ -475,6 +552,15 @@ function gapsOf(declared: Declared, tally: Tally): CoverageGap[] {
       declared: 'clientCapabilities.terminal',
       message: 'the client offered `terminal`, and the agent never ran a command in a client terminal',
     });
+  const mcpKeys = tally.keys(SECTIONS.mcp);
+  for (const tool of [...declared.mcpTools].sort()) {
+    const [server, name] = [tool.slice(0, tool.indexOf('/')), tool.slice(tool.indexOf('/') + 1)];
+    if (!mcpKeys.some((k) => k.startsWith(`${server}: tool ${name} called`)))
+      gaps.push({
+        declared: `mcpTool:${tool}`,
+        message: `the test MCP server \`${server}\` offered tool \`${name}\`, and the agent never called it`,
+      });
+  }
   const modeKeys = tally.keys(SECTIONS.modes);
   for (const mode of [...declared.modes].sort()) {
     const set = modeKeys.includes(`${mode}: set`);
@@ -512,6 +598,8 @@ export function computeCoverage(wires: readonly TestWire[]): Coverage {
   for (const [project, list] of [...byProject.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const tally = new Tally();
     const declared: Declared = {
+      mcpTransports: new Map(),
+      mcpTools: new Set(),
       capabilities: new Set(),
       modes: new Set(),
       configOptions: new Set(),

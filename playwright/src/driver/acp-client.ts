@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import * as acp from '@agentclientprotocol/sdk';
-import type { McpTestServers } from '../mcp/mcp-servers.js';
+import { type McpTestServers, refuseUndeclaredHttp } from '../mcp/mcp-servers.js';
 import { AgentProcess, type StdoutLine } from '../process/agent-process.js';
 import { type AgentProfile, anytimeCounts, type ExitPolicy } from '../profile.js';
 import type { TestRoots } from '../roots/roots.js';
@@ -27,6 +27,7 @@ import {
   protocolLine,
   v2Capabilities,
   v2ClientApp,
+  v2McpServers,
   v2TurnText,
 } from './protocol-v2.js';
 import { v2WireProblems } from './v2-wire-rules.js';
@@ -204,9 +205,10 @@ export class AcpClient {
   });
   private readonly stepRunner: StepRunner;
   private readonly capabilities: acp.ClientCapabilities;
+  /** What the agent answered to initialize (v1), for the checks session/new makes against it. */
+  private initialized: acp.InitializeResponse | undefined;
 
-  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
-  readonly mcp: McpTestServers | undefined;
+  private readonly mcpServers: McpTestServers | undefined;
   /** The terminals served to the agent, when the client offers them. */
   readonly terminals: ClientTerminals | undefined;
 
@@ -215,7 +217,7 @@ export class AcpClient {
 
   constructor(private readonly opts: AcpClientOptions) {
     this.snapshot = opts.snapshot;
-    this.mcp = opts.mcp;
+    this.mcpServers = opts.mcp;
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
     if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
@@ -235,6 +237,20 @@ export class AcpClient {
         })
       : undefined;
     this.terminals?.serve(this.app);
+  }
+
+  /** The test's MCP servers: `acp.newSession({ mcpServers: [await acp.mcp.attach(spec)] })`. */
+  get mcp(): McpTestServers {
+    if (!this.mcpServers)
+      throw new Error(
+        'acp.mcp: this client was made without test MCP servers (the acp fixture gives it them)',
+      );
+    return this.mcpServers;
+  }
+
+  /** The test's MCP servers when the client has them (the snapshot matcher asks: a bare client has none). */
+  get mcpIfAny(): McpTestServers | undefined {
+    return this.mcpServers;
   }
 
   /** Queues answers for the agent's next permission requests, in order. */
@@ -311,6 +327,7 @@ export class AcpClient {
       );
       const problem = this.snapshot?.profile.checkInitialize?.(r);
       if (problem) throw new Error(problem);
+      this.initialized = r;
       return r;
     });
   }
@@ -342,13 +359,21 @@ export class AcpClient {
   }
 
   async newSession(params: Partial<acp.NewSessionRequest> = {}): Promise<acp.NewSessionResponse> {
+    const mcpServers = params.mcpServers ?? this.opts.mcpServers ?? [];
+    if (this.initialized)
+      refuseUndeclaredHttp(
+        'session/new',
+        mcpServers,
+        this.initialized.agentCapabilities,
+        this.initialized.agentInfo?.name ?? 'the agent',
+      );
     return this.request('session/new', async (proc) => {
       const cwd = params.cwd ?? this.opts.sessionCwd ?? this.opts.cwd;
       const r = await this.guard(
         proc,
         this.agentOf(proc).request('session/new', {
-          mcpServers: this.opts.mcpServers ?? [],
           ...params,
+          mcpServers: proc.connectionV2 ? (v2McpServers(mcpServers) as acp.McpServer[]) : mcpServers,
           cwd,
         }),
       );
@@ -361,6 +386,13 @@ export class AcpClient {
   /** session/load, in the cwd the session was created in (when this client created it). */
   async loadSession(sessionId = this.sessionId): Promise<acp.LoadSessionResponse> {
     if (!sessionId) throw new Error('loadSession: no session id (call newSession first, or pass one)');
+    if (this.initialized)
+      refuseUndeclaredHttp(
+        'session/load',
+        this.opts.mcpServers ?? [],
+        this.initialized.agentCapabilities,
+        this.initialized.agentInfo?.name ?? 'the agent',
+      );
     return this.request('session/load', async (proc) => {
       this.sessionId = sessionId;
       return this.guard(
@@ -586,6 +618,7 @@ export class AcpClient {
   async dispose(): Promise<LeftTerminal[]> {
     this.kill();
     await Promise.all(this.processes.map((p) => p.exited));
+    await this.mcpServers?.dispose();
     return (await this.terminals?.dispose()) ?? [];
   }
 

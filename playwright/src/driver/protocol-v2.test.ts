@@ -91,6 +91,16 @@ fixtures.describe('an agent answering v2', () => {
     await expect(acp).toMatchAcpSnapshot();
   });
 
+  fixtures('an MCP server in session/new names its stdio transport, as v2 requires', async ({ acp }) => {
+    await acp.initialize();
+    const server = { name: 'notes', command: process.execPath, args: ['notes.js'], env: [] };
+    const { sessionId } = await acp.newSession({ mcpServers: [server] });
+    expect(sessionId).toMatch(/^sess_/);
+    const sent = acp.sent.find((l) => l.text.includes('"session/new"'));
+    expect(JSON.parse(sent!.text).params.mcpServers).toEqual([{ type: 'stdio', ...server }]);
+    await acp.close();
+  });
+
   fixtures('malformed v2 fails naming the line and the rule', async ({ acp }) => {
     await acp.initialize();
     await acp.newSession();
@@ -127,6 +137,14 @@ fixtures.describe('an agent answering 1', () => {
       expect(acp.sent.filter((l) => l.text.includes('"initialize"'))).toHaveLength(1);
       expect(acp.sent[0]!.text).toContain('"protocolVersion":2');
       expect(acp.stdout[0]!.text).toContain('"protocolVersion":1');
+      // The v1 client's requests continue the ids after the v2 initialize's 0, and its answers reach it.
+      const requests = acp.sent.map((l) => JSON.parse(l.text) as { id?: unknown; method?: string });
+      expect(requests.map((m) => [m.method, m.id])).toEqual([
+        ['initialize', 0],
+        ['session/new', 1],
+      ]);
+      const answered = acp.stdout.map((l) => JSON.parse(l.text) as { id?: unknown; method?: string });
+      expect(answered.filter((m) => m.method === undefined).map((m) => m.id)).toEqual([0, 1]);
     });
   });
 

@@ -122,6 +122,14 @@ export function agentName(result: Record<string, unknown>): string | undefined {
   return typeof info?.name === 'string' ? `${info.name} ${String(info.version ?? '')}`.trim() : undefined;
 }
 
+/**
+ * MCP servers as v2's session/new reads them: a stdio server names its transport (`type: 'stdio'`), which v1
+ * leaves out (claude-agent-acp 0.101 on v2 refuses a server without it as invalid params).
+ */
+export function v2McpServers(servers: readonly acp.McpServer[]): acp2.McpServer[] {
+  return servers.map((s) => ('type' in s && s.type ? s : { type: 'stdio', ...s }) as acp2.McpServer);
+}
+
 /** A v2 permission request as the v1 request the client's answer sources read (its tool call, its options). */
 export function asV1PermissionRequest(params: acp2.RequestPermissionRequest): acp.RequestPermissionRequest {
   const subject = params.subject as { type?: string; toolCall?: acp2.ToolCallUpdate } | null | undefined;

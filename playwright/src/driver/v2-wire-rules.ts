@@ -20,8 +20,11 @@ export function v2WireProblems(stdout: ReadonlyArray<{ text: string; process: nu
   let process = stdout[0]?.process ?? 0;
   stdout.forEach((line, i) => {
     if (line.process !== process) {
+      // A new agent process starts its sessions' states afresh: resuming one, it states it (claude-agent-acp
+      // 0.101 ends a replay from the start on an idle update), which is no second idle of the last process's.
       process = line.process;
       acks = 0;
+      idle.clear();
     }
     const at = `stdout line ${i + 1} (agent process ${line.process + 1})`;
     let m: { method?: unknown; result?: unknown; params?: { sessionId?: unknown; update?: unknown } };

@@ -1,11 +1,13 @@
 /**
  * The test MCP servers of one test: each spec written where its server process reads it, the ACP
- * `mcpServers` entry that starts it (stdio: this Node running the package's bundled `mcp-test-server.js`),
- * and afterwards what each server saw, as one more snapshot surface (`mcp.jsonl`: every MCP message either
+ * `mcpServers` entry that reaches it (stdio: this Node running the package's bundled `mcp-test-server.js`,
+ * started by the agent; http: the same script started here, its URL), and afterwards what each server saw, as one more snapshot surface (`mcp.jsonl`: every MCP message either
  * way, normalized like the wire) and as the crashes to report with their stderr.
  */
-import { existsSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -23,6 +25,25 @@ export function mcpTestServerScript(): string {
   throw new Error(`mcpServers: the test MCP server is not built (${built}): run npm run build`);
 }
 
+/**
+ * Refuses an HTTP server for an agent that did not declare `mcpCapabilities.http` in initialize (it would
+ * ignore or reject it in its own way), naming what it declared and what to do instead.
+ */
+export function refuseUndeclaredHttp(
+  method: 'session/new' | 'session/load',
+  servers: readonly acp.McpServer[],
+  capabilities: acp.AgentCapabilities | undefined,
+  agent: string,
+): void {
+  const http = servers.filter((s) => 'type' in s && s.type === 'http');
+  if (http.length === 0 || capabilities?.mcpCapabilities?.http === true) return;
+  throw new Error(
+    `${method}: MCP server ${http.map((s) => JSON.stringify(s.name)).join(', ')} is attached over HTTP, but ${agent} did not declare mcpCapabilities.http in initialize ` +
+      `(it declared mcpCapabilities: ${JSON.stringify(capabilities?.mcpCapabilities ?? {})}). ` +
+      "Attach it over stdio (transport: 'stdio', the default), which every ACP agent supports.",
+  );
+}
+
 /** A crash of a test MCP server, as the run reports it. */
 export interface McpCrash {
   server: string;
@@ -32,12 +53,23 @@ export interface McpCrash {
 
 export class McpTestServers {
   private readonly attached: McpServerFile[] = [];
+  /** The HTTP servers started here (the agent starts the stdio ones), stopped by dispose(). */
+  private readonly started: ChildProcess[] = [];
+  private disposing = false;
 
   /** `dir`: where the specs and the traffic go (the test's root, outside the session cwd). */
   constructor(private readonly dir: string) {}
 
-  /** Writes the spec and returns the session/new entry that makes the agent start this server. */
-  async attach(spec: McpTestServerSpec): Promise<acp.McpServerStdio> {
+  /**
+   * Writes the spec and returns the session/new entry: over stdio one that makes the agent start this
+   * server; over http the URL of the server started now.
+   */
+  async attach(
+    spec: McpTestServerSpec & { transport: 'http' },
+  ): Promise<acp.McpServerHttp & { type: 'http' }>;
+  async attach(spec: McpTestServerSpec & { transport?: 'stdio' }): Promise<acp.McpServerStdio>;
+  async attach(spec: McpTestServerSpec): Promise<acp.McpServer>;
+  async attach(spec: McpTestServerSpec): Promise<acp.McpServer> {
     if (!/^[A-Za-z0-9_-]+$/.test(spec.name))
       throw new Error(
         `mcpServers: server name ${JSON.stringify(spec.name)} must be letters, digits, _ or - (agents put it in tool names)`,
@@ -52,7 +84,70 @@ export class McpTestServers {
     await writeFile(specPath, JSON.stringify(file, null, 2));
     await writeFile(file.traffic, '');
     this.attached.push(file);
+    if (spec.transport === 'http')
+      return {
+        type: 'http',
+        name: spec.name,
+        url: await this.startHttp(spec.name, specPath, file.traffic),
+        headers: [],
+      };
     return { name: spec.name, command: process.execPath, args: [mcpTestServerScript(), specPath], env: [] };
+  }
+
+  /** Starts the server in HTTP mode and resolves its URL (the first line it prints). */
+  private startHttp(name: string, specPath: string, traffic: string): Promise<string> {
+    // In the test's root, like everything the test starts: an orphan check by working directory finds it.
+    const child = spawn(process.execPath, [mcpTestServerScript(), specPath, '--http'], {
+      cwd: this.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.started.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    return new Promise((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString('utf8');
+        const line = stdout.split('\n')[0];
+        if (stdout.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
+      });
+      child.on('error', reject);
+      child.on('exit', (code, signal) => {
+        reject(
+          new Error(
+            `mcpServers: the HTTP MCP server ${name} exited (${signal ?? `exit ${code}`}) before it listened; its stderr:\n${stderr}`,
+          ),
+        );
+        // Died during the test, and not by its own crash handler (which records itself): a kill by a
+        // signal, an out-of-memory. Recorded like a crash, with what it wrote to stderr.
+        if (this.disposing) return;
+        const recorded = readFileSync(traffic, 'utf8')
+          .split('\n')
+          .some((l) => l.startsWith('{"exit":'));
+        if (!recorded)
+          appendFileSync(
+            traffic,
+            `${JSON.stringify({ exit: code ?? 128 + (signal ? constants.signals[signal] : 0), stderr: `${stderr}${signal ? `(killed by ${signal})\n` : ''}`, scripted: false })}\n`,
+          );
+      });
+    });
+  }
+
+  /** Stops the HTTP servers started here and waits until they are gone (no process outlives the test). */
+  async dispose(): Promise<void> {
+    this.disposing = true;
+    await Promise.all(
+      this.started.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }),
+      ),
+    );
   }
 
   /** Whether any server was attached (the surface exists only then). */

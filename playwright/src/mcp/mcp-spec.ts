@@ -22,6 +22,12 @@ export interface McpTestServerSpec {
   /** The server's name in session/new (agents prefix its tools with it, e.g. `mcp__notes__search`). */
   name: string;
   tools: McpTestTool[];
+  /**
+   * How the agent reaches it: `stdio` (the default: the agent starts it) or `http` (streamable HTTP: the
+   * harness starts it on a free local port and session/new names its URL; only for an agent that declares
+   * `mcpCapabilities.http` in initialize).
+   */
+  transport?: 'stdio' | 'http';
 }
 
 /** The spec file the server process reads: the test's spec and where it writes what it saw. */

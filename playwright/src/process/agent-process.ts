@@ -208,7 +208,7 @@ export class AgentProcess {
       this.ended = true;
       this.feed?.close();
     });
-    this.connection = this.app.connect(this.stream());
+    this.connection = this.attach(this.app);
     void this.exited.then(() => this.breakWith(new Error(this.exitMessage())));
   }
 
@@ -220,8 +220,14 @@ export class AgentProcess {
    * to the v1 client, one connection, one version, one initialize on the wire.
    */
   attach<C>(app: { connect(stream: acp.Stream): C }): C {
-    return app.connect(this.stream());
+    return app.connect(continueRequestIds(this.stream(), this.requestIds));
   }
+
+  /**
+   * The request ids the attached connections used: each SDK connection counts from 0, so the next one's are
+   * moved past them (after a v2 initialize answered 1, the v1 client's first request is id 1, not a second 0).
+   */
+  private readonly requestIds = { used: 0 };
 
   /** A fresh stream pair over the agent's stdio for one SDK connection; the previous one is detached. */
   private stream(): acp.Stream {
@@ -342,4 +348,35 @@ export class AgentProcess {
   get lifetimeMs(): number {
     return (this.exitedAt || Date.now()) - this.started;
   }
+}
+
+/**
+ * `stream` with this connection's outgoing request ids moved by the ids earlier connections on the same pipes
+ * used, and the agent's responses moved back, so the wire's ids never repeat. The agent's own requests and our
+ * responses to them keep their ids.
+ */
+function continueRequestIds(stream: acp.Stream, ids: { used: number }): acp.Stream {
+  const offset = ids.used;
+  const writer = stream.writable.getWriter();
+  const writable = new WritableStream<acp.AnyMessage>({
+    write: (m) => {
+      if ('method' in m && 'id' in m && typeof m.id === 'number') {
+        ids.used = Math.max(ids.used, offset + m.id + 1);
+        return writer.write(offset ? { ...m, id: offset + m.id } : m);
+      }
+      return writer.write(m);
+    },
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  });
+  if (offset === 0) return { writable, readable: stream.readable };
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform: (m, out) =>
+        out.enqueue(
+          !('method' in m) && 'id' in m && typeof m.id === 'number' ? { ...m, id: m.id - offset } : m,
+        ),
+    }),
+  );
+  return { writable, readable };
 }

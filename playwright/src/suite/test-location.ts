@@ -7,15 +7,20 @@
  */
 import { runInThisContext } from 'node:vm';
 
-/** Calls `declare(title, body)` (Playwright's `test`) from a frame located at line 1, column 1 of `file`. */
+/**
+ * Calls `declare(title, body)` (Playwright's `test`) from a frame located at `at` in `file` (default: line 1,
+ * column 1).
+ */
 export function declareAt<B>(
   file: string,
   declare: (title: string, body: B) => void,
   title: string,
   body: B,
+  at: { line: number; column: number } = { line: 1, column: 1 },
 ): void {
-  // The call starts the script's second line, and the line offset makes that line 1: column 1 of line 1.
-  const call = runInThisContext('(d, t, b) =>\nd(t, b)', { filename: file, lineOffset: -1 }) as (
+  // The call is on the script's second line, which the line offset numbers `at.line`, after `column - 1` spaces.
+  const source = `(d, t, b) =>\n${' '.repeat(Math.max(0, at.column - 1))}d(t, b)`;
+  const call = runInThisContext(source, { filename: file, lineOffset: at.line - 2 }) as (
     d: typeof declare,
     t: string,
     b: B,

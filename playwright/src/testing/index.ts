@@ -11,6 +11,8 @@ export {
   parseProfile,
   profileTarget,
   runCheck,
+  runSuite,
+  V2_CHECKS,
 } from '@acp-snapshot/conformance';
 // What recording scrubs by (the failure catalog's harness layer checks its attachments with it).
 export { machineSecrets, scrub as scrubSecrets } from '@acp-snapshot/model-http';

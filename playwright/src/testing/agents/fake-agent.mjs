@@ -15,7 +15,8 @@
 // text as a command line in a client terminal, as an editor-facing agent does, and answers its output and exit;
 // a prompt starting "keep: " leaves the terminal unreleased), "mcp" (connects to the stdio MCP servers of
 // session/new with the official MCP client, as agents do; a prompt "SERVER TOOL {json args}" calls that tool
-// and answers the result's text).
+// and answers the result's text), "mcp-http" (the same, declaring mcpCapabilities.http and reaching the HTTP
+// servers of session/new over streamable HTTP).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -109,6 +110,7 @@ const app = acp
       agentCapabilities: {
         loadSession: mode === 'turns',
         ...(mode === 'echo' ? { promptCapabilities: { embeddedContext: true, image: true } } : {}),
+        ...(mode === 'mcp-http' ? { mcpCapabilities: { http: true } } : {}),
       },
       agentInfo: { name: 'fake-agent', version: '1.0.0' },
     };
@@ -128,17 +130,23 @@ const app = acp
       log = await openLogAppender(path, { compression: 'none', compactOnClose: mode === 'packed' });
       await log.append(buildHeader({ sessionId, cwd: params.cwd }), 0);
     }
-    if (mode === 'mcp') {
+    if (mode === 'mcp' || mode === 'mcp-http') {
       const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const { StreamableHTTPClientTransport } = await import(
+        '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      );
       for (const server of params.mcpServers) {
         const env = Object.fromEntries((server.env ?? []).map((v) => [v.name, v.value]));
-        const transport = new StdioClientTransport({
-          command: server.command,
-          args: server.args,
-          env,
-          stderr: 'pipe',
-        });
+        const transport =
+          server.type === 'http'
+            ? new StreamableHTTPClientTransport(new URL(server.url))
+            : new StdioClientTransport({
+                command: server.command,
+                args: server.args,
+                env,
+                stderr: 'pipe',
+              });
         const mcp = new Client({ name: 'fake-agent', version: '1.0.0' });
         await mcp.connect(transport);
         await mcp.listTools();
@@ -190,7 +198,7 @@ const app = acp
       await say(client, sessionId, `${output}[exit ${exit.exitCode ?? exit.signal}]`);
       return { stopReason: 'end_turn' };
     }
-    if (mode === 'mcp') {
+    if (mode === 'mcp' || mode === 'mcp-http') {
       const text = String(params.prompt[0]?.text ?? '');
       const [server, tool, ...rest] = text.split(' ');
       const result = await mcpClients
