@@ -17,6 +17,17 @@ export {
 export { cutPoint, cutText } from './cut.js';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.js';
 export {
+  type FirstDifference,
+  firstDifference,
+  firstDifferingChar,
+  formatPath,
+  jsonPointer,
+  type PathSegment,
+  textWindow,
+  type ValueDifference,
+  valueDifferences,
+} from './differ.js';
+export {
   canonicalJson,
   differingParts,
   fingerprintRequest,
