@@ -36,6 +36,7 @@ export {
 } from './fingerprint.js';
 export {
   acceptSnapshotsCommand,
+  projectTestsCommand,
   recordCommand,
   refreshCommand,
   updateSnapshotsCommand,

@@ -6,6 +6,7 @@
 import {
   firstDifferingChar,
   formatPath,
+  type PathSegment,
   textWindow,
   type ValueDifference,
   valueDifferences,
@@ -16,6 +17,8 @@ import type { JsonValue, NormalizedRequest } from './normalize.js';
 export interface Difference {
   /** JSON path of the first difference: `body.messages[2].content`, `path`, `headers.x-a`. */
   path: string;
+  /** The same place as segments: `['body', 'messages', 2, 'content']`. */
+  at: PathSegment[];
   /** The recorded value there (undefined when the live request added it). */
   recorded?: unknown;
   /** The live value there (undefined when the live request lacks it). */
@@ -46,6 +49,7 @@ function compareRequests(
     ops,
     difference: {
       path: formatPath(first.at),
+      at: first.at,
       ...(first.recorded !== undefined ? { recorded: first.recorded } : {}),
       ...(first.live !== undefined ? { live: first.live } : {}),
       operations: ops.length,

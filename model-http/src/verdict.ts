@@ -1,5 +1,5 @@
 /** The outcome of a server's run, structured and as the message a failing test shows. */
-import type { ReplayDrift } from '@acp-snapshot/core';
+import type { PathSegment, ReplayDrift } from '@acp-snapshot/core';
 import { CONVERSATION_KEYS } from './canonical-order.js';
 import { type Difference, excerpt } from './closest.js';
 import type { UnfiredFault } from './faults.js';
@@ -120,15 +120,16 @@ function consequence(f: Failure, chain: Failure[]): string {
   return `${head}: matches no recorded exchange either (closest, exchange ${f.closest!.index}, differs at ${d.path}; ${d.operations} difference(s) in all)`;
 }
 
-/** The request part a difference's path is in: `system`, `tools`, `model`, `messages[2]`, `path`, `headers`. */
-export function requestPart(path: string): string {
-  const inBody = path.startsWith('body.') || path.startsWith('body[');
-  const rest = inBody ? path.slice('body'.length).replace(/^\./, '') : path;
-  const m = /^(\w+)(\[\d+\])?/.exec(rest);
-  if (!m) return inBody ? 'body' : rest || 'request';
-  // A conversation's message is its own part (as llm-replay names it); any other list is one part.
-  const conversation = inBody && (CONVERSATION_KEYS as readonly string[]).includes(m[1]!);
-  return conversation && m[2] ? `${m[1]}${m[2]}` : m[1]!;
+/**
+ * The request part a difference is in, from its path's segments: `system`, `tools`, `model`, `messages[2]`,
+ * `path`, `headers`. A conversation's message is its own part (as llm-replay names it); any other list is one.
+ */
+export function requestPart(at: readonly PathSegment[]): string {
+  const [head, key, index] = at;
+  if (head !== 'body') return head === undefined ? 'request' : String(head);
+  if (key === undefined) return 'body';
+  const conversation = (CONVERSATION_KEYS as readonly unknown[]).includes(key);
+  return conversation && typeof index === 'number' ? `${key}[${index}]` : String(key);
 }
 
 /** A recorded or live value as the text a drift carries: strings as they are, anything else as JSON. */
@@ -147,7 +148,7 @@ function firstDrift(failures: readonly Failure[]): ReplayDrift | undefined {
   const recorded = driftText(d.recorded);
   const live = driftText(d.live);
   return {
-    part: requestPart(d.path),
+    part: requestPart(d.at),
     path: d.path,
     ...(recorded !== undefined ? { recorded } : {}),
     ...(live !== undefined ? { live } : {}),

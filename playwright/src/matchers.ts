@@ -16,7 +16,7 @@ import { stdoutSnapshotText } from './compare/surfaces.js';
 import { captureWorkspace } from './compare/workspace.js';
 import { noteTestCause } from './coverage/coverage-records.js';
 import { type AcpClient, settleStdout } from './driver/acp-client.js';
-import { testDirName } from './fixtures.js';
+import { causeProject, testDirName } from './fixtures.js';
 import { normalizeJsonlText } from './normalize/normalize.js';
 
 /** The snapshot texts of a finished (or paused) run. */
@@ -96,7 +96,7 @@ export const expect = base.extend({
     // cause in the run's "failures by cause". After a failed replay the surfaces only follow from it.
     if (replayFailure === undefined)
       for (const d of verdict.differs)
-        if (d.cause) noteTestCause(info, { ...d.cause, project: info.project.name });
+        if (d.cause) noteTestCause(info, { ...d.cause, project: causeProject(info) });
     const stdout = verdict.differs.find((d) => d.surface === 'stdout');
     if (stdout)
       await attachConversation(info, {

@@ -27,6 +27,15 @@ export const CAUSE_TEXT = 'cause';
 /** What a cause is about, and so which command accepts it. */
 export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace' | 'mcp';
 
+/** The spec project a cause was seen in, as far as the command that accepts it depends on it. */
+export interface CauseProject {
+  name: string;
+  /** The project that re-records its tests' model calls (its `:record` twin), when the config has one. */
+  record?: string;
+  /** Where its model answers come from: an HTTP exchange log, or a session log the replay plugin serves. */
+  model?: 'http' | 'replay' | 'live' | 'none';
+}
+
 /** One cause of one failing scenario. */
 export interface Cause {
   kind: CauseKind;
@@ -40,7 +49,7 @@ export interface Cause {
    * The Playwright project of a spec test that uses the `acp` fixture (absent for a corpus scenario): the command
    * that accepts the cause is that project's (re-record it, or update its snapshots), not the corpus scripts.
    */
-  project?: string;
+  project?: CauseProject;
 }
 
 /**
