@@ -165,11 +165,23 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       return;
     }
     // A drifted replay's cause, keyed by the change: one prompt edit that breaks many tests is one cause in the
-    // run's "failures by cause" (the coverage teardown), with the command that re-records them.
+    // run's "failures by cause" (the coverage teardown), with the command that re-records them. Only a failing
+    // test has a cause: a test that judged the verdict itself (a drift on purpose) and passed has none.
     const drift = server.replayDrift();
-    if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: causeProject(testInfo, model) });
+    const noteDrift = () => {
+      if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: causeProject(testInfo, model) });
+    };
+    const failed = testInfo.status !== testInfo.expectedStatus;
+    if (failed) noteDrift();
+    let summary: string | undefined;
+    try {
+      summary = await server.finish();
+    } catch (e) {
+      // The verdict fails a test that passed so far: the drift is why.
+      if (!failed) noteDrift();
+      throw e;
+    }
     // The record summary: what the recording did to the test's exchange log, in the run's output and report.
-    const summary = await server.finish();
     if (summary) {
       console.log(summary);
       testInfo.annotations.push({ type: 'model exchanges', description: summary });
@@ -280,7 +292,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
     // A drift the replay plugin reported as data: the failure's cause, keyed by the change itself.
-    const drift = model.kind === 'replay' ? replayDrift(client.stderr) : undefined;
+    const drift = failed && model.kind === 'replay' ? replayDrift(client.stderr) : undefined;
     if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: causeProject(testInfo, model) });
     writeTestWire(testInfo, client.sent, client.stdout, mcp.any ? await mcp.traffic() : undefined);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.

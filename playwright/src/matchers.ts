@@ -94,7 +94,7 @@ export const expect = base.extend({
       });
     // What changed, keyed without the test's context: the same field changed the same way in many tests is one
     // cause in the run's "failures by cause". After a failed replay the surfaces only follow from it.
-    if (replayFailure === undefined)
+    if (replayFailure === undefined && !verdict.pass)
       for (const d of verdict.differs)
         if (d.cause) noteTestCause(info, { ...d.cause, project: causeProject(info) });
     const stdout = verdict.differs.find((d) => d.surface === 'stdout');
