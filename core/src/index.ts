@@ -14,10 +14,9 @@ export {
   type ReplayReport,
   type SnapshotMode,
 } from './contract.js';
-export { cutPoint, cutText } from './cut.js';
+export { cutText } from './cut.js';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.js';
 export {
-  type FirstDifference,
   firstDifference,
   firstDifferingChar,
   formatPath,
