@@ -3,12 +3,7 @@
  * one command that accepts it when it was intended. Printed by the summary reporter, attached to the
  * report by the coverage teardown (`failures by cause`).
  */
-import {
-  acceptSnapshotsCommand,
-  projectTestsCommand,
-  refreshCommand,
-  updateSnapshotsCommand,
-} from '@acp-snapshot/core';
+import { projectTestsCommand, refreshCommand, updateSnapshotsCommand } from '@acp-snapshot/core';
 import type { Cause, CauseKind, CauseProject } from './causes.js';
 
 /** More scenarios than this and the command names none (it runs over all of them). */
@@ -42,8 +37,9 @@ function titlePattern(titles: readonly string[]): string {
  * or a changed model request recorded again, by the project's `:record` twin when it has one.
  */
 function projectAcceptCommand(kind: CauseKind, project: CauseProject, titles: readonly string[]): string {
-  const grep = titlePattern(titles);
-  if (kind !== 'request') return acceptSnapshotsCommand(grep, project.name);
+  // Many titles read worse than the whole project: its unaffected tests replay unchanged.
+  const grep = titles.length > MAX_NAMED ? undefined : titlePattern(titles);
+  if (kind !== 'request') return projectTestsCommand(project.name, grep, '--update-snapshots');
   if (project.record)
     return `${projectTestsCommand(project.record, grep)} (with the upstream's URL and key in the environment)`;
   if (project.model === 'replay')

@@ -109,6 +109,10 @@ test("each project kind is told its own command: the corpus scripts, a spec proj
   expect(acceptCommand('request', ['a plain answer', 'a tool call'], false, http)).toBe(
     "npx playwright test --project=qwen-code:record -g '(a plain answer|a tool call)' (with the upstream's URL and key in the environment)",
   );
+  const many = 'abcdefgh'.split('');
+  expect(acceptCommand('stdout', many, false, http)).toBe(
+    'npx playwright test --project=qwen-code --update-snapshots',
+  );
   // Without a twin: the project's own record mode; a replayed session log is recorded again by its agent.
   expect(acceptCommand('request', ['t'], false, { name: 'p', model: 'http' })).toBe(
     "set use.model.record = 'missing' (or 'all') and its upstream for these tests, then run: npx playwright test --project=p -g 't'",
