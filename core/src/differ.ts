@@ -66,9 +66,10 @@ export function valueDifferences(
     if (diffs.length) placed.push({ place, diffs });
   });
   // An added key sits just after the recorded key it follows in the live order.
+  const placeOf = new Map(aKeys.map((k, i) => [k, i]));
   let after = -1;
   for (const k of bKeys) {
-    if (a[k] !== undefined) after = aKeys.indexOf(k);
+    if (a[k] !== undefined) after = placeOf.get(k)!;
     else placed.push({ place: after + 0.5, diffs: [{ op: 'add', at: [...at, k], live: b[k] }] });
   }
   return placed.sort((x, y) => x.place - y.place).flatMap((p) => p.diffs);
