@@ -119,8 +119,7 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
   } catch (e) {
     await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     // A step that failed because replay could not serve the model: the drift is the cause, the step its symptom.
-    const step = /^[^:]*: (step \d+ \([^\n]*?\)): /.exec(e instanceof Error ? e.message : '')?.[1];
-    const [drift] = e instanceof DriverError ? driftFindings(name, e.result.stderr, step) : [];
+    const [drift] = e instanceof DriverError ? driftFindings(name, e.result.stderr, e.step) : [];
     if (!drift) throw e;
     noteCause(testInfo, drift.cause);
     throw shortError(drift.message);
