@@ -91,6 +91,51 @@ test('a streamed Responses reply: created, reasoning summary, output_text deltas
   });
 });
 
+test('a custom tool call (codex `exec`): a custom_tool_call item whose free-form input streams in input deltas', async () => {
+  const js = 'const r = await tools.mcp__notes__search({ query: "牛奶 🥛" });\ntext(r);';
+  const script: Script = {
+    responses: [
+      {
+        reply: { toolCalls: [{ name: 'exec', custom: true, arguments: js }] },
+        chunking: { argsPieceChars: 9 },
+      },
+    ],
+  };
+  await withEmulator(script, async (_emu, client) => {
+    const stream = await client.responses.create({ model: 'gpt-emu', input: 'search', stream: true });
+    const events: Event[] = [];
+    for await (const e of stream) events.push(e as unknown as Event);
+    const deltas = events
+      .filter((e) => e.type === 'response.custom_tool_call_input.delta')
+      .map((e) => e.delta!);
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.join('')).toBe(js);
+    for (const d of deltas) expect(d.isWellFormed()).toBe(true);
+    expect(events.find((e) => e.type === 'response.custom_tool_call_input.done')).toMatchObject({
+      input: js,
+    });
+    expect(events.find((e) => e.type === 'response.output_item.added')?.item).toEqual({
+      id: 'ctc_emu_0_0',
+      type: 'custom_tool_call',
+      status: 'in_progress',
+      input: '',
+      call_id: 'call_0',
+      name: 'exec',
+    });
+    const done = events.at(-1)!.response as OpenAI.Responses.Response;
+    expect(done.output).toEqual([
+      {
+        id: 'ctc_emu_0_0',
+        type: 'custom_tool_call',
+        status: 'completed',
+        input: js,
+        call_id: 'call_0',
+        name: 'exec',
+      },
+    ]);
+  });
+});
+
 test('a non-streamed Responses reply is one response object; the SDK joins output_text; /responses works too', async () => {
   const script: Script = {
     responses: [{ reply: { text: TEXT } }, { reply: { text: 'cut', finish: 'length' } }],

@@ -1,4 +1,4 @@
-// OpenAI Responses (`POST /v1/responses`): output items (reasoning, message, function_call) and the
+// OpenAI Responses (`POST /v1/responses`): output items (reasoning, message, function_call, custom_tool_call) and the
 // typed event stream `response.created` ... `response.completed`, numbered by `sequence_number`.
 
 import type { ScriptChunking, ScriptReply } from './script.js';
@@ -35,6 +35,14 @@ type Item =
       arguments: string;
       call_id: string;
       name: string;
+    }
+  | {
+      id: string;
+      type: 'custom_tool_call';
+      status: 'completed';
+      input: string;
+      call_id: string;
+      name: string;
     };
 
 /** The reply's output items, in stream order; call ids are handed out here, once per reply. */
@@ -56,14 +64,25 @@ function outputItems(reply: ScriptReply, who: ResponseIdentity): Item[] {
       content: [{ type: 'output_text', annotations: [], logprobs: [], text: reply.text ?? '' }],
     });
   for (const c of reply.toolCalls ?? [])
-    items.push({
-      id: id('fc'),
-      type: 'function_call',
-      status: 'completed',
-      arguments: argsText(c.arguments),
-      call_id: c.id ?? who.nextToolCallId(),
-      name: c.name,
-    });
+    items.push(
+      c.custom
+        ? {
+            id: id('ctc'),
+            type: 'custom_tool_call',
+            status: 'completed',
+            input: argsText(c.arguments),
+            call_id: c.id ?? who.nextToolCallId(),
+            name: c.name,
+          }
+        : {
+            id: id('fc'),
+            type: 'function_call',
+            status: 'completed',
+            arguments: argsText(c.arguments),
+            call_id: c.id ?? who.nextToolCallId(),
+            name: c.name,
+          },
+    );
   return items;
 }
 
@@ -138,6 +157,14 @@ function itemEvents(item: Item, at: number, textMax: number, argsMax: number): [
       ['response.content_part.done', { ...part, part: outputText(text) }],
     ];
   }
+  if (item.type === 'custom_tool_call')
+    return [
+      ...splitChars(item.input, argsMax).map((delta): [string, object] => [
+        'response.custom_tool_call_input.delta',
+        { ...ref, delta },
+      ]),
+      ['response.custom_tool_call_input.done', { ...ref, input: item.input }],
+    ];
   return [
     ...splitChars(item.arguments, argsMax).map((delta): [string, object] => [
       'response.function_call_arguments.delta',
@@ -151,6 +178,7 @@ function itemEvents(item: Item, at: number, textMax: number, argsMax: number): [
 function opened(item: Item): object {
   if (item.type === 'reasoning') return { ...item, summary: [] };
   if (item.type === 'message') return { ...item, status: 'in_progress', content: [] };
+  if (item.type === 'custom_tool_call') return { ...item, status: 'in_progress', input: '' };
   return { ...item, status: 'in_progress', arguments: '' };
 }
 
@@ -159,6 +187,7 @@ const PIECE_EVENTS = new Set([
   'response.output_text.delta',
   'response.reasoning_summary_text.delta',
   'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta',
 ]);
 
 function streamFrames(
@@ -204,9 +233,12 @@ function inputMessages(body: Record<string, unknown>): RoleText[] {
       content?: unknown;
       output?: unknown;
       arguments?: unknown;
+      input?: unknown;
     };
-    if (i.type === 'function_call_output') out.push({ role: 'tool', text: contentText(i.output) });
+    if (i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
+      out.push({ role: 'tool', text: contentText(i.output) });
     else if (i.type === 'function_call') out.push({ role: 'assistant', text: String(i.arguments ?? '') });
+    else if (i.type === 'custom_tool_call') out.push({ role: 'assistant', text: String(i.input ?? '') });
     else if (typeof i.role === 'string') out.push({ role: roleOf(i.role), text: contentText(i.content) });
   }
   return out;

@@ -40,6 +40,12 @@ export const ScriptToolCall = z.strictObject({
   }),
   /** Overrides the generated `call_N` id. */
   id: z.string().min(1).optional(),
+  /**
+   * A Responses custom tool call (`custom_tool_call`, free-form `input`: the arguments text), as a model calls a
+   * tool declared `type: "custom"` (codex's `exec`). OpenAI Responses only: the other formats send an
+   * ordinary tool call.
+   */
+  custom: z.boolean().optional(),
 });
 
 /** What the model answers: reasoning, then text, then tool calls, then the finish. */

@@ -65,6 +65,12 @@ export interface AcpOptions {
    */
   terminal: boolean;
   /**
+   * Extensions the client declares in its capabilities' `_meta` at initialize, as an editor does: Zed's
+   * `{ terminal_output: true }` asks agents to show the commands they run themselves as terminals in their
+   * tool calls (`test.use({ clientMeta: { terminal_output: true } })`). Default: none.
+   */
+  clientMeta: Record<string, unknown> | undefined;
+  /**
    * Test MCP servers attached to every session/new (`test.use({ mcpServers: [{ name, tools }] })`): each a
    * stdio server the agent starts (or, with `transport: 'http'`, one the harness starts and the agent reaches
    * by URL), offering the declared tools with scripted answers; what it saw is the
@@ -120,6 +126,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   model: [{ kind: 'none' }, { option: true }],
   modelFaults: [{}, { option: true }],
   terminal: [false, { option: true }],
+  clientMeta: [undefined, { option: true }],
   mcpServers: [[], { option: true }],
   protocolVersion: [undefined, { option: true }],
 
@@ -235,7 +242,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
   },
 
   acp: async (
-    { agent, roots, workspaceSeed, model, httpModel, terminal, mcpServers, protocolVersion },
+    { agent, roots, workspaceSeed, model, httpModel, terminal, clientMeta, mcpServers, protocolVersion },
     use,
     testInfo,
   ) => {
@@ -270,6 +277,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       cwd: roots.cwd,
       ...(agent.profile.clientCapabilities ? { clientCapabilities: agent.profile.clientCapabilities } : {}),
       ...(terminal ? { terminal } : {}),
+      ...(clientMeta ? { clientMeta } : {}),
       mcp,
       ...(mcpEntries.length > 0 ? { mcpServers: mcpEntries } : {}),
       ...(agent.profile.exitGraceMs !== undefined ? { exitGraceMs: agent.profile.exitGraceMs } : {}),

@@ -12,7 +12,7 @@ import { unifiedDiff } from './compare/diff.js';
 import { harvestLog, projectHarvested } from './compare/harvest.js';
 import { type SnapshotPaths, settleSnapshots } from './compare/snapshot-files.js';
 import { fileSnapshotStore } from './compare/snapshot-store.js';
-import { stdoutSnapshotText } from './compare/surfaces.js';
+import { mcpSnapshotText, stdoutSnapshotText } from './compare/surfaces.js';
 import { captureWorkspace } from './compare/workspace.js';
 import { noteTestCause } from './coverage/coverage-records.js';
 import { type AcpClient, settleStdout } from './driver/acp-client.js';
@@ -43,7 +43,9 @@ export async function acpSnapshotTexts(
   const log = harvested ? normalizeJsonlText(projectHarvested(harvested, s.roots).text) : undefined;
   // What the test's MCP servers saw: a surface of its own once the test attached one.
   const servers = acp.mcpIfAny;
-  const mcp = servers?.any ? await servers.snapshotText(s.roots) : undefined;
+  const mcp = servers?.any
+    ? mcpSnapshotText(await servers.snapshotText(s.roots), s.profile.normalize)
+    : undefined;
   return { stdout, workspace, ...(log ? { log } : {}), ...(mcp !== undefined ? { mcp } : {}) };
 }
 

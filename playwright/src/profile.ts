@@ -64,7 +64,10 @@ export type Rule = { path: string; placeholder: string } | { pattern: string; pl
 export interface NormalizeRules {
   /** JSON Pointers into a stdout message: a bare pointer's value becomes `{{volatile}}`, a rule's its placeholder. */
   paths?: Array<string | { path: string; placeholder: string }>;
-  /** Regular expressions matched on each serialized line; each match becomes `placeholder`. */
+  /**
+   * Regular expressions matched on each serialized line of stdout and of the MCP traffic (`mcp.jsonl`); each
+   * match becomes `placeholder`.
+   */
   patterns?: Array<{ pattern: string; placeholder: string }>;
   /**
    * `session/update` kinds the agent sends at a time that varies (e.g. `available_commands_update`, which the

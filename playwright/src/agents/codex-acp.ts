@@ -43,6 +43,19 @@ export const codexAcp = builtinAgent({
     settleMs: 500,
     normalize: {
       paths: ['/result/agentInfo/version'],
+      // An MCP tool called from `exec` is a tool call `exec-<UUID>` (on the wire and in the tools/call `_meta`);
+      // the tools/call also carries the turn's id and start time (mcp.jsonl).
+      patterns: [
+        {
+          pattern: 'exec-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
+          placeholder: 'exec-{{execId}}',
+        },
+        { pattern: '"turn_id":"[0-9a-f-]{36}"', placeholder: '"turn_id":"{{turnId}}"' },
+        {
+          pattern: '"turn_started_at_unix_ms":\\d+',
+          placeholder: '"turn_started_at_unix_ms":"{{turnStartedAt}}"',
+        },
+      ],
       anytimeUpdates: ['available_commands_update'],
     },
     requestIds: [
@@ -51,9 +64,10 @@ export const codexAcp = builtinAgent({
       { path: '/prompt_cache_key', placeholder: '{{sessionId}}' },
       { path: '/input/*/id', placeholder: '{{itemId}}' },
       { path: '/client_metadata/*', placeholder: '{{clientMetadata}}' },
-      // A command's output, returned to the model, starts with a random chunk id and the time it took.
+      // A command's output, returned to the model, starts with a random chunk id and the time it took (an `exec`
+      // script's output says `Wall time 0.1 seconds`, with no colon).
       { pattern: 'Chunk ID: [0-9a-f]+', placeholder: '{{chunkId}}' },
-      { pattern: 'Wall time: [0-9.]+ seconds', placeholder: '{{wallTime}}' },
+      { pattern: 'Wall time:? [0-9.]+ seconds', placeholder: '{{wallTime}}' },
     ],
   }),
 });

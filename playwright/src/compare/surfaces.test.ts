@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { TestRoots } from '../roots/roots.js';
-import { compareSurface, nonJsonLines, stdoutSnapshotText } from './surfaces.js';
+import { compareSurface, mcpSnapshotText, nonJsonLines, stdoutSnapshotText } from './surfaces.js';
 
 const roots: TestRoots = {
   root: '/tmp/acp-snap-00000000-aaaaaa',
@@ -25,6 +25,25 @@ test('stdout snapshot text is normalized JSON lines ending with a newline', () =
   expect(stdoutSnapshotText([], roots)).toBe('');
   expect(nonJsonLines(text)).toEqual([]);
   expect(nonJsonLines('{}\nnot json\n{"a":1}\n')).toEqual(['line 2: "not json"']);
+});
+
+test("the agent profile's normalize patterns apply to the MCP traffic snapshot text, its paths and anytime updates not", () => {
+  const call =
+    '{"server":"notes","from":"agent","message":{"method":"tools/call","params":{"_meta":{"callId":"exec-84d79771-e7e1-4893-b196-36e09d766b50","turn_id":"01a24569-df6c-7103-a7c5-64e3440db0b6"}}}}';
+  const text = `${call}\n{"server":"notes","from":"server","message":{"result":{}}}\n`;
+  const rules = {
+    paths: ['/message/params'],
+    patterns: [
+      { pattern: 'exec-[0-9a-f-]{36}', placeholder: 'exec-{{execId}}' },
+      { pattern: '"turn_id":"[0-9a-f-]{36}"', placeholder: '"turn_id":"{{turnId}}"' },
+    ],
+    anytimeUpdates: ['available_commands_update'],
+  };
+  expect(mcpSnapshotText(text, rules)).toBe(
+    `${call.replace(/exec-[0-9a-f-]{36}/, 'exec-{{execId}}').replace(/"turn_id":"[0-9a-f-]{36}"/, '"turn_id":"{{turnId}}"')}\n{"server":"notes","from":"server","message":{"result":{}}}\n`,
+  );
+  expect(mcpSnapshotText(text, { paths: ['/message'] })).toBe(text);
+  expect(mcpSnapshotText('', rules)).toBe('');
 });
 
 test("the agent profile's normalize rules apply to the stdout snapshot text", () => {

@@ -28,6 +28,17 @@ export function stdoutSnapshotText(
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
+/**
+ * The MCP traffic snapshot text (already normalized like the wire) with the profile's `normalize.patterns`
+ * applied to each line: what the agent sends its MCP servers carries its own volatile values (codex's call ids
+ * and turn metadata). Its paths point into stdout messages, so only the patterns apply here.
+ */
+export function mcpSnapshotText(text: string, rules?: NormalizeRules): string {
+  if (!rules?.patterns?.length || text === '') return text;
+  const lines = applyRules(text.replace(/\n$/, '').split('\n'), { patterns: rules.patterns });
+  return `${lines.join('\n')}\n`;
+}
+
 /** Lines of a stdout snapshot text that are not JSON, as "line N: ..." messages. */
 export function nonJsonLines(text: string): string[] {
   const out: string[] = [];

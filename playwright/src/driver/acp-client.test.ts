@@ -54,6 +54,27 @@ fixtures.describe('our agent', () => {
   });
 });
 
+fixtures.describe('our agent, from a client that declares extensions as an editor does', () => {
+  fixtures.use({
+    agentProfile: { command: ours },
+    model: { kind: 'replay', log: join(REPO_ROOT, 'fixtures/scenarios/no-model/session.jsonl') },
+    terminal: true,
+    clientMeta: { terminal_output: true },
+  });
+
+  fixtures('clientMeta is the _meta of the client capabilities initialize sends', async ({ acp }) => {
+    await acp.initialize();
+    const init = JSON.parse(acp.sent[0]!.text);
+    expect(init.method).toBe('initialize');
+    expect(init.params.clientCapabilities).toEqual({
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+      _meta: { terminal_output: true },
+    });
+    await acp.close();
+  });
+});
+
 fixtures.describe('an agent that is not there', () => {
   fixtures.use({ agentProfile: { command: ['/nonexistent/agent-binary', '--acp'] } });
 

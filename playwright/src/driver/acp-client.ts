@@ -58,6 +58,8 @@ export interface AcpClientOptions {
   clientCapabilities?: acp.ClientCapabilities;
   /** Offer client terminals (`terminal: true` in initialize, terminal/* served; see client-terminals.ts). */
   terminal?: boolean;
+  /** Extensions declared in the client capabilities' `_meta` of initialize, merged over the profile's. */
+  clientMeta?: Record<string, unknown>;
   /** The MCP servers session/new and session/load send when the call names none (default none). */
   mcpServers?: acp.McpServer[];
   /** The test MCP servers of the test (`acp.mcp.attach(spec)`), whose traffic is a snapshot surface. */
@@ -221,6 +223,8 @@ export class AcpClient {
     this.stepRunner = opts.step ?? ((_t, body) => body());
     this.capabilities = opts.clientCapabilities ?? DEFAULT_CAPABILITIES;
     if (opts.terminal) this.capabilities = { ...this.capabilities, terminal: true };
+    if (opts.clientMeta)
+      this.capabilities = { ...this.capabilities, _meta: { ...this.capabilities._meta, ...opts.clientMeta } };
     this.permissions = opts.permissions ?? queuedAnswers(this.answers);
     this.app = acp
       .client({ name: 'acp-snapshot' })
