@@ -134,6 +134,40 @@ export default {
       const wire = await readFile(join(dir, 'stdout.jsonl'), 'utf8');
       expect(wire).toContain('"text":" Nice"');
     });
+    await test.step("our agent replaying another prompt's recording: the replay plugin's drift is the failure and, as data, its cause", async () => {
+      await cp(
+        join(fixturesDir(), 'scenarios/read-file/session.jsonl'),
+        join(project, 'recordings/other.jsonl'),
+      );
+      await writeFile(
+        join(project, 'drift.config.ts'),
+        `import { defineAcpConfig } from '@acp-snapshot/playwright';
+const agentProfile = { command: ${JSON.stringify(ours)} };
+const config = defineAcpConfig({ agents: { ours: agentProfile } });
+export default {
+  ...config,
+  projects: [{ name: 'ours', grep: /streams an answer/, use: { agentProfile, model: { kind: 'replay', log: 'recordings/other.jsonl' } } }],
+};
+`,
+      );
+      const report = join(project, 'drift-report.json');
+      const run = await sh('npx playwright test -c drift.config.ts --reporter=list,json', project, {
+        PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+      });
+      expect(run.exitCode, run.all).toBe(1);
+      // The terminal: the plugin's drift, the part and both texts.
+      expect(run.all).toContain('sends a different request than the recording');
+      expect(run.all).toContain('first differing part messages[0].content');
+      // The report: the cause, read from the drift the plugin reported as data (not from its text).
+      const causes: string[] = [];
+      JSON.parse(await readFile(report, 'utf8'), (_key, value: { type?: unknown; description?: unknown }) => {
+        if (value?.type === 'cause' && typeof value.description === 'string') causes.push(value.description);
+        return value;
+      });
+      // One cause (the report lists a test's annotations on the test and on its result).
+      expect([...new Set(causes)]).toHaveLength(1);
+      expect(causes[0]).toMatch(/^the model request's messages\[0\]\.content changed: .*\S/);
+    });
     await test.step('protocol coverage: what our agent declared and the spec never did fails a run with failOnGap, and the command prints it', async () => {
       await writeFile(
         join(project, 'gaps.config.ts'),

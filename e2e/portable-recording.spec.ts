@@ -3,9 +3,10 @@
  * server as root (a CI container) replays as an unprivileged user, and the reverse. Its agent, like codex, sends
  * the constant `/root` in its requests: root's home is a fixed system path, not a secret, so it is no root
  * (docs/decisions/0015-real-home-root.md). Run as root (it creates the other account); skipped otherwise.
+ * The copy's run then shows a drifted replay as the user reads it: terminal, cause, accept command.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Emulator, startEmulator } from '@acp-snapshot/emulator';
@@ -54,6 +55,70 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   for (const { dir, mode } of lent.splice(0)) await chmod(dir, mode);
 });
+
+interface Annotation {
+  type: string;
+  description?: string;
+}
+interface ReportTest {
+  annotations: Annotation[];
+  results: { annotations?: Annotation[] }[];
+}
+interface ReportSuite {
+  specs?: { title: string; tests: ReportTest[] }[];
+  suites?: ReportSuite[];
+}
+
+/** Every annotation of the spec titled `title` in a Playwright JSON report. */
+function annotationsOf(suites: readonly ReportSuite[], title: string): Annotation[] {
+  const out: Annotation[] = [];
+  for (const s of suites) {
+    for (const spec of s.specs ?? [])
+      if (spec.title === title)
+        for (const t of spec.tests)
+          out.push(...t.annotations, ...t.results.flatMap((r) => r.annotations ?? []));
+    out.push(...annotationsOf(s.suites ?? [], title));
+  }
+  return out;
+}
+
+/**
+ * Edits the recorded test's prompt and replays it keylessly: the user reads the drift in the terminal (the JSON
+ * path that changed, both texts) and, in the report, its cause read from the drift's data with the command that
+ * accepts it in this project (its `:record` twin, the test by title).
+ */
+async function expectDriftCause(project: string, report: string): Promise<void> {
+  // The prompt changed in the spec: the replay has no recorded exchange for the request it now sends.
+  const spec = join(project, 'tests', 'where.spec.mts');
+  await writeFile(
+    spec,
+    (await readFile(spec, 'utf8')).replace("'Where are your skills?'", "'Where are your skills kept?'"),
+  );
+  const replayed = await runUserProject(project, ['--reporter=list,json'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  });
+  expect(replayed.exitCode, replayed.output).toBe(1);
+  // The terminal: where the request changed and both texts there.
+  expect(replayed.output).toContain('first differing at body.messages[1].content (1 difference(s) in all):');
+  expect(replayed.output).toContain('recorded: "Where are your skills?" (at character 21)');
+  expect(replayed.output).toContain('live:     "Where are your skills kept?" (at character 21)');
+  // The report: the test's cause, read from the drift's data, and the run's failures by cause with the
+  // command that re-records this test in this project.
+  const suites = (JSON.parse(await readFile(report, 'utf8')) as { suites: ReportSuite[] }).suites;
+  const cause = annotationsOf(suites, 'where the skills are').find((a) => a.type === 'cause');
+  expect(cause?.description).toBe(
+    "the model request's body.messages[1].content changed: Where are your skills{+ kept+}?",
+  );
+  const byCause = annotationsOf(suites, 'ACP protocol coverage and failures by cause').find(
+    (a) => a.type === 'failures by cause',
+  );
+  expect(byCause?.description).toContain(
+    "1. 1 test of project tiny: the model request's body.messages[1].content changed: Where are your skills{+ kept+}?",
+  );
+  expect(byCause?.description).toContain(
+    "if intended, accept it with: npx playwright test --project=tiny:record -g 'where the skills are' (with the upstream's URL and key in the environment)",
+  );
+}
 
 let emulator: Emulator;
 let work: string;
@@ -135,5 +200,9 @@ for (const vendored of [false, true]) {
       expect(again.exitCode, again.output).toBe(0);
       expect(await recordedFiles(second)).toEqual(files);
     });
+    if (!vendored)
+      await test.step('a changed prompt: the drift in the terminal, its cause and the command that accepts it in the report', async () => {
+        await expectDriftCause(second, join(work, 'report.json'));
+      });
   });
 }

@@ -23,7 +23,17 @@ export function updateSnapshotsCommand(grep?: string): string {
 
 /** Accepts the changed snapshots of the spec tests whose title matches `title` (Playwright's own flag). */
 export function acceptSnapshotsCommand(title: string): string {
-  return `npx playwright test --update-snapshots -g ${title}`;
+  return projectTestsCommand(undefined, title, '--update-snapshots');
+}
+
+/** Runs a Playwright project's tests whose title matches `grep` (as the shell reads it; all without it), with flags. */
+export function projectTestsCommand(
+  project: string | undefined,
+  grep: string | undefined,
+  ...flags: string[]
+): string {
+  const parts = ['npx playwright test', ...(project ? [`--project=${project}`] : []), ...flags];
+  return [...parts, ...(grep === undefined ? [] : [`-g ${grep}`])].join(' ');
 }
 
 /**

@@ -14,8 +14,18 @@ export {
   type ReplayReport,
   type SnapshotMode,
 } from './contract.js';
-export { cutPoint, cutText } from './cut.js';
+export { cutText } from './cut.js';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.js';
+export {
+  firstDifference,
+  firstDifferingChar,
+  formatPath,
+  jsonPointer,
+  type PathSegment,
+  textWindow,
+  type ValueDifference,
+  valueDifferences,
+} from './differ.js';
 export {
   canonicalJson,
   differingParts,
@@ -25,6 +35,7 @@ export {
 } from './fingerprint.js';
 export {
   acceptSnapshotsCommand,
+  projectTestsCommand,
   readmeSection,
   recordCommand,
   refreshCommand,

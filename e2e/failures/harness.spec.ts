@@ -6,8 +6,9 @@
  * attached raw stdout / stderr / log, and that nothing the client was told is missing from the log.
  */
 
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseReplayReport, type ReplayDrift } from '@acp-snapshot/core';
 import { failureCase, PROVIDER_FAILURES, untestedCases } from '@acp-snapshot/core/testing';
 import {
   attachFailureArtifacts,
@@ -72,13 +73,26 @@ async function runThroughHarness(
         rawLog: o.rawLog,
       });
     }
-    return { message: problems.join('\n'), ms, result: o.result, rawLog: o.rawLog };
+    const cause = findings.find((f) => f.cause)?.cause;
+    return {
+      message: problems.join('\n'),
+      ms,
+      result: o.result,
+      rawLog: o.rawLog,
+      ...(cause ? { cause } : {}),
+    };
   } catch (e) {
     if (!(e instanceof DriverError)) throw e;
     const ms = Date.now() - started;
     await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     return { message: e.message, ms, result: e.result, rawLog: e.rawLog ?? '' };
   }
+}
+
+/** The drift the replay plugin reported as data on the agent's stderr (its report line), if any. */
+function replayReportDrift(run: HarnessRun): ReplayDrift | undefined {
+  const lines = run.result.stderr.flatMap((t) => t.split('\n'));
+  return lines.map((l) => parseReplayReport(l)?.drift).find((d) => d !== undefined);
 }
 
 const agentMissing = ['/nonexistent/acp-agent-cmd', '--stdio'];
@@ -366,7 +380,48 @@ test('request-drift (a changed prompt): names the call, the first differing part
       '    (first difference at character 5)\n' +
       `If the change was intended, run \`${refreshHint(name)}\` to re-derive the recording from the current code.`,
   );
+  // The drift as data in the replay report on stderr, and the cause the run's summary keys by, read from it.
+  expect(replayReportDrift(run)).toEqual({
+    part: 'messages[0]',
+    path: 'messages[0].content',
+    recorded: 'Say hello in one short sentence.',
+    live: 'Say hi in one short sentence.',
+  });
+  expect(run.cause).toEqual({
+    kind: 'request',
+    key: 'request messages[0].content\n-hello +hi',
+    detail: "the model request's messages[0].content changed: Say [-hello-]{+hi+} in one short sentence.",
+  });
   await expectReportedFailure(testInfo, run, c);
+});
+
+test('request-drift (a changed tool result): the tool message that changed, as data, in the cause and the message', async ({
+  agentCommand,
+  scratch,
+  runDirs,
+}, testInfo) => {
+  const name = 'failure-request-drift-tool-result';
+  const paths = await scratch({ from: 'read-file', name });
+  // The file the model reads says another port: the tool result the agent sends next is not the recorded one.
+  const seeded = join(paths.dir, 'workspace', 'config.toml');
+  await writeFile(seeded, (await readFile(seeded, 'utf8')).replace('port = 8433', 'port = 9090'));
+  const run = await runThroughHarness(testInfo, runDirs, paths, agentCommand);
+  const drift = replayReportDrift(run);
+  expect(drift).toMatchObject({ part: 'messages[2]', path: 'messages[2].content' });
+  expect(drift?.recorded).toContain('port = 8433');
+  expect(drift?.live).toContain('port = 9090');
+  expect(run.message).toContain(
+    `ReplayDriftError: scenario "${name}": model call 2 of 2 (turn 1 step 2) sends a different request than the recording`,
+  );
+  expect(run.message).toContain(
+    'first differing part messages[2].content\n  messages[2].content (tool message):\n',
+  );
+  expect(run.message).toContain(refreshHint(name));
+  expect(run.cause).toMatchObject({
+    kind: 'request',
+    detail: expect.stringContaining("the model request's messages[2].content changed: "),
+  });
+  expect(run.cause?.detail).toContain('port = [-8433-]{+9090+}');
 });
 
 test('request-drift (override fingerprint): the drift names the call and the refresh command', async ({

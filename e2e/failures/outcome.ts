@@ -22,6 +22,8 @@ export interface HarnessRun {
   result: DriverResult;
   /** The agent's persisted log as harvested (raw rows), '' when it persisted none. */
   rawLog: string;
+  /** Why replay failed, as the replay suite notes it for the run's failures by cause (absent without one). */
+  cause?: { kind: string; key: string; detail: string };
 }
 
 /**

@@ -39,7 +39,7 @@ test('a changed message names messages[i].content and shows recorded vs live aro
   const { expected, live, liveRequest, recorded } = setup();
   const r = liveRequest('Read /var/tmp/live-cwd-123/src/a.ts and fix the bug in parseOptions please.');
   const drift = findDrift(expected, r, live(r), recorded, {});
-  expect(drift?.part).toBe('messages[0].content');
+  expect(drift).toMatchObject({ part: 'messages[0]', path: 'messages[0].content' });
   // The cwd was not given: it is inferred, so the snippet points at the real change, not the path.
   expect(drift?.detail).toBe(
     '  messages[0].content (user message):\n' +
@@ -64,7 +64,7 @@ test('a root the plugin was not told is inferred whatever its name: {{workspaceP
   // The agent hashed its live request with its own roots; the plugin knows none of them.
   const fp = fingerprintRequest(r, { workspaceParent: '/var/tmp/parent-123' });
   const drift = findDrift(entry!.request!, r, fp, { system: rec.header.systemPrompt as string }, {});
-  expect(drift?.part).toBe('messages[0].content');
+  expect(drift).toMatchObject({ part: 'messages[0]', path: 'messages[0].content' });
   // The snippet points at the real change, not at the parent directory.
   expect(drift?.detail).toContain('"{{workspaceParent}}/src/a.ts and fix the bug in parseConfig please."');
   expect(drift?.detail).toContain('"{{workspaceParent}}/src/a.ts and fix the bug in parseOptions please."');

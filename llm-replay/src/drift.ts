@@ -1,8 +1,10 @@
 import {
   type ChatMessage,
-  cutPoint,
+  firstDifference,
+  firstDifferingChar,
   firstDifferingPart,
   firstHunk,
+  formatPath,
   type LlmRequest,
   placeholderPattern,
   type ReplayDrift,
@@ -10,6 +12,7 @@ import {
   replaceRoots,
   shortHash,
   type ToolSchema,
+  textWindow,
   unifiedDiff,
   type VolatileRoots,
 } from '@acp-snapshot/core';
@@ -35,34 +38,16 @@ export interface Drift extends ReplayDrift {
   full?: string;
 }
 
-const WINDOW = 40;
-
 function hasParts(f: ExpectedCall['fingerprint']): f is RequestFingerprint {
   return !!f && 'parts' in f;
 }
 
-/** Index of the first differing character, or -1 when equal. */
-function firstDiff(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return i;
-  return a.length === b.length ? -1 : n;
-}
-
-/** A JSON-quoted window of `s` around `at`, with ellipses where it was cut. */
-function window(s: string, at: number): string {
-  // Both ends on character boundaries: a cut emoji would show as a lone \ud83d escape.
-  let from = cutPoint(s, Math.max(0, at - WINDOW));
-  // Never start inside a {{placeholder}}.
-  const open = s.lastIndexOf('{{', from);
-  const close = s.indexOf('}}', open);
-  if (open !== -1 && from > 0 && close !== -1 && close + 2 > from && from - open < 20) from = open;
-  const to = cutPoint(s, at + WINDOW);
-  return `${from > 0 ? '…' : ''}${JSON.stringify(s.slice(from, to))}${to < s.length ? '…' : ''}`;
-}
+/** A JSON-quoted window of `s` around `at` (core's differ), with ellipses where it was cut. */
+const window = (s: string, at: number) => textWindow(s, at);
 
 /** Two aligned snippet lines showing where recorded and live text first differ. */
 export function textDiff(recorded: string, live: string): string {
-  const at = firstDiff(recorded, live);
+  const at = firstDifferingChar(recorded, live);
   return (
     `    recorded (${recorded.length} chars): ${window(recorded, at)}\n` +
     `    live     (${live.length} chars): ${window(live, at)}\n` +
@@ -94,14 +79,21 @@ function inferRoot(recorded: string, live: string): [string, string] | undefined
   return best && best[1] > 0 ? [m[1]!, live.slice(at, at + best[0])] : undefined;
 }
 
-function messageFields(m: ChatMessage): Record<string, string> {
-  const out: Record<string, string> = { role: m.role, content: m.content };
+/** The fields of a message a request carries, in the order a drift names the first changed one. */
+function messageFields(m: ChatMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: m.role, content: m.content };
   if (m.role === 'assistant') {
     if (m.reasoning !== undefined) out.reasoning = m.reasoning;
-    if (m.toolCalls !== undefined) out.toolCalls = JSON.stringify(m.toolCalls);
+    if (m.toolCalls !== undefined) out.toolCalls = m.toolCalls;
   }
   if (m.role === 'tool') out.toolCallId = m.toolCallId;
   return out;
+}
+
+/** A field's value as a drift carries it: a string as it is, anything else as JSON. */
+function fieldText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**
@@ -194,17 +186,19 @@ function describeMessage(
       `  (the log's ${part} does not hash to the recorded fingerprint part, so it may differ from what was sent in roots only)`,
     );
   }
-  const a = messageFields(recordedMsg);
-  const b = messageFields(liveNorm);
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (a[key] === b[key]) continue;
-    lines.push(`  ${part}.${key} (${recordedMsg.role} message):`);
-    lines.push(textDiff(a[key] ?? '', b[key] ?? ''));
+  // Where the message changed (core's differ, as the HTTP model and the causes read it): a field, or a tool call's.
+  const d = firstDifference(messageFields(recordedMsg), messageFields(liveNorm));
+  if (d) {
+    const path = formatPath(['messages', index, ...d.at]);
+    const recordedText = fieldText(d.recorded);
+    const liveText = fieldText(d.live);
+    lines.push(`  ${path} (${recordedMsg.role} message):`);
+    lines.push(textDiff(recordedText ?? '', liveText ?? ''));
     return {
-      part: `${part}.${key}`,
-      path: `${part}.${key}`,
-      ...(a[key] !== undefined ? { recorded: a[key] } : {}),
-      ...(b[key] !== undefined ? { live: b[key] } : {}),
+      part,
+      path,
+      ...(recordedText !== undefined ? { recorded: recordedText } : {}),
+      ...(liveText !== undefined ? { live: liveText } : {}),
       detail: lines.join('\n'),
     };
   }

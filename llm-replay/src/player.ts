@@ -152,7 +152,7 @@ export class ReplayPlayer implements LlmPlugin {
         this.fail(
           new ReplayDriftError(
             `${head}: model call ${index + 1} of ${total} (${callLabel(live)}) sends a different request than the ` +
-              `recording (${expected?.location ?? source}): first differing part ${drift.part}\n${drift.detail}\n${this.refreshHint()}`,
+              `recording (${expected?.location ?? source}): first differing part ${drift.path}\n${drift.detail}\n${this.refreshHint()}`,
           ),
         );
       }

@@ -107,7 +107,7 @@ test('drift: a changed prompt fails call N with the part, recorded vs live text 
       scenario: 'hello',
       consumed: [],
       total: 3,
-      drift: { part: 'messages[0].content', path: 'messages[0].content', recorded: 'hi', live: 'hi there' },
+      drift: { part: 'messages[0]', path: 'messages[0].content', recorded: 'hi', live: 'hi there' },
     }),
     ...err.message.split('\n').map((l) => `llm-replay: ${l}`),
   ]);

@@ -1,15 +1,24 @@
 /**
  * Which recorded request a live one that matched nothing was meant to be (vcrpy's "closest
- * recordings"), and where they first differ: the JSON Patch between them (fast-json-patch), its first
- * operation in document order, as a JSON path with both values.
+ * recordings"), and where they first differ: core's differ, its first difference in document order, as a
+ * JSON path with both values.
  */
-import jsonPatch, { type Operation } from 'fast-json-patch';
+import {
+  firstDifferingChar,
+  formatPath,
+  type PathSegment,
+  textWindow,
+  type ValueDifference,
+  valueDifferences,
+} from '@acp-snapshot/core';
 import { CONVERSATION_KEYS } from './canonical-order.js';
 import type { JsonValue, NormalizedRequest } from './normalize.js';
 
 export interface Difference {
   /** JSON path of the first difference: `body.messages[2].content`, `path`, `headers.x-a`. */
   path: string;
+  /** The same place as segments: `['body', 'messages', 2, 'content']`. */
+  at: PathSegment[];
   /** The recorded value there (undefined when the live request added it). */
   recorded?: unknown;
   /** The live value there (undefined when the live request lacks it). */
@@ -28,82 +37,21 @@ function doc(r: NormalizedRequest): Record<string, JsonValue> {
   return out;
 }
 
-function segments(pointer: string): string[] {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** A position in document order: per segment, the index of the key (or element) in its container. */
-function position(root: unknown, segs: string[]): number[] {
-  const out: number[] = [];
-  let at: unknown = root;
-  for (const s of segs) {
-    if (Array.isArray(at)) {
-      out.push(Number(s));
-      at = at[Number(s)];
-    } else if (at && typeof at === 'object') {
-      const keys = Object.keys(at);
-      const i = keys.indexOf(s);
-      out.push(i < 0 ? keys.length : i);
-      at = (at as Record<string, unknown>)[s];
-    } else out.push(0);
-  }
-  return out;
-}
-
-function before(a: number[], b: number[]): boolean {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
-  return a.length < b.length;
-}
-
-/** `body.messages[2].content` from JSON Pointer segments. */
-export function jsonPath(segs: readonly string[], root: unknown): string {
-  let out = '';
-  let at: unknown = root;
-  for (const s of segs) {
-    if (Array.isArray(at)) out += `[${s}]`;
-    else out += /^[A-Za-z_$][\w$-]*$/.test(s) ? (out ? `.${s}` : s) : `[${JSON.stringify(s)}]`;
-    at = at && typeof at === 'object' ? (at as Record<string, unknown>)[s] : undefined;
-  }
-  return out || '(request)';
-}
-
-function valueAt(root: unknown, segs: readonly string[]): unknown {
-  let at: unknown = root;
-  for (const s of segs) {
-    if (!at || typeof at !== 'object') return undefined;
-    at = (at as Record<string, unknown>)[s];
-  }
-  return at;
-}
-
-/** The JSON Patch from a recorded request to a live one, and its first operation in document order. */
+/** The differences from a recorded request to a live one (core's differ), and the first in document order. */
 function compareRequests(
   recorded: NormalizedRequest,
   live: NormalizedRequest,
-): { ops: Operation[]; difference?: Difference } {
-  const a = doc(recorded);
-  const b = doc(live);
-  const ops: Operation[] = jsonPatch.compare(a, b);
-  if (ops.length === 0) return { ops };
-  let first = ops[0]!;
-  let firstPos = position(first.op === 'add' ? b : a, segments(first.path));
-  for (const op of ops.slice(1)) {
-    const pos = position(op.op === 'add' ? b : a, segments(op.path));
-    if (before(pos, firstPos)) {
-      first = op;
-      firstPos = pos;
-    }
-  }
-  const segs = segments(first.path);
+): { ops: ValueDifference[]; difference?: Difference } {
+  const ops = valueDifferences(doc(recorded), doc(live));
+  const first = ops[0];
+  if (!first) return { ops };
   return {
     ops,
     difference: {
-      path: jsonPath(segs, first.op === 'add' ? b : a),
-      recorded: valueAt(a, segs),
-      live: valueAt(b, segs),
+      path: formatPath(first.at),
+      at: first.at,
+      ...(first.recorded !== undefined ? { recorded: first.recorded } : {}),
+      ...(first.live !== undefined ? { live: first.live } : {}),
       operations: ops.length,
     },
   };
@@ -169,9 +117,7 @@ export function excerpt(value: unknown, other: unknown, width = 60): string {
     const s = JSON.stringify(value);
     return s.length > width * 2 ? `${s.slice(0, width * 2)}…` : s;
   }
-  let p = 0;
-  while (p < value.length && p < other.length && value[p] === other[p]) p++;
-  const from = Math.max(0, p - Math.floor(width / 2));
-  const to = Math.min(value.length, p + width);
-  return `${from > 0 ? '…' : ''}${JSON.stringify(value.slice(from, to))}${to < value.length ? '…' : ''} (at character ${p})`;
+  const at = firstDifferingChar(value, other);
+  const p = at < 0 ? value.length : at;
+  return `${textWindow(value, p, Math.floor(width / 2), width)} (at character ${p})`;
 }

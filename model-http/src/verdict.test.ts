@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { Exchange } from './exchange-log.js';
 import type { JsonValue } from './normalize.js';
 import { type ModelServer, startModelServer } from './server.js';
+import { requestPart } from './verdict.js';
 
 const PATH = '/v1/chat/completions';
 const SYSTEM = {
@@ -76,6 +77,75 @@ test('one change, one message: the first drift in full, then its retries and the
       "If the agent's requests changed on purpose, re-record: npm run record -- notes",
     ].join('\n'),
   );
+  // The same first drift as data, for the harness to key the failure's cause by (not read back from the text).
+  expect(rep.verdict().drift).toEqual({
+    part: 'messages[3]',
+    path: 'body.messages[3].content',
+    recorded: 'read notes.txt',
+    live: 'read notes.md',
+  });
+});
+
+test("a drift's part names where in the request it is, as llm-replay names its parts", () => {
+  expect(requestPart(['body', 'messages', 3, 'content', 0, 'text'])).toBe('messages[3]');
+  expect(requestPart(['body', 'input', 2])).toBe('input[2]');
+  expect(requestPart(['body', 'contents', 0, 'parts', 1, 'text'])).toBe('contents[0]');
+  expect(requestPart(['body', 'system', 1, 'text'])).toBe('system');
+  expect(requestPart(['body', 'tools', 4, 'input_schema'])).toBe('tools');
+  expect(requestPart(['body', 'model'])).toBe('model');
+  expect(requestPart(['body', 'max-tokens'])).toBe('max-tokens');
+  expect(requestPart(['body'])).toBe('body');
+  expect(requestPart(['headers', 'anthropic-beta'])).toBe('headers');
+  expect(requestPart(['path'])).toBe('path');
+});
+
+test('a changed tool result is a drift of its message: part, path and both texts as data', async () => {
+  const call = {
+    id: 'call_1',
+    type: 'function',
+    function: { name: 'read_file', arguments: '{"path":"notes.txt"}' },
+  };
+  const toolTurn = (result: string): JsonValue[] => [
+    ...turn1,
+    { role: 'assistant', content: null, tool_calls: [call] },
+    { role: 'tool', tool_call_id: 'call_1', content: result },
+  ];
+  const rep = await startModelServer({
+    mode: 'replay',
+    exchanges: [recorded(toolTurn('port = 8080\nhost = "🏠"'), 'It listens on 8080.')],
+  });
+  servers.push(rep);
+  const client = new OpenAI({ baseURL: `${rep.url}/v1`, apiKey: 'dummy', maxRetries: 0, timeout: 10_000 });
+  type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+  await expect(
+    client.chat.completions.create({
+      model: 'qwen-x',
+      messages: toolTurn('port = 9090\nhost = "🏠"') as unknown as Messages,
+    }),
+  ).rejects.toThrow(/no recorded exchange/);
+  const verdict = rep.verdict();
+  expect(verdict.drift).toEqual({
+    part: 'messages[3]',
+    path: 'body.messages[3].content',
+    recorded: 'port = 8080\nhost = "🏠"',
+    live: 'port = 9090\nhost = "🏠"',
+  });
+  // The message a failing test shows says the same: where, and both texts around the first differing character.
+  expect(verdict.message).toContain('first differing at body.messages[3].content (1 difference(s) in all):');
+  expect(verdict.message).toContain('recorded: "port = 8080\\nhost = \\"🏠\\"" (at character 7)');
+  expect(verdict.message).toContain('live:     "port = 9090\\nhost = \\"🏠\\"" (at character 7)');
+});
+
+test('an answer that mentions a drift is an answer: a replay that served every call has no drift', async () => {
+  const mention = 'ReplayDriftError: first differing part messages[0] (the provider says: request drift)';
+  const rep = await startModelServer({ mode: 'replay', exchanges: [recorded(turn1, mention)] });
+  servers.push(rep);
+  const client = new OpenAI({ baseURL: `${rep.url}/v1`, apiKey: 'dummy', maxRetries: 0, timeout: 10_000 });
+  type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+  const answer = await client.chat.completions.create({ model: 'qwen-x', messages: turn1 as Messages });
+  expect(answer.choices[0]!.message.content).toBe(mention);
+  expect(rep.verdict()).toMatchObject({ ok: true, message: '' });
+  expect(rep.verdict().drift).toBeUndefined();
 });
 
 test('a drift alone, or unused exchanges alone, read as before: one problem a line', async () => {
@@ -88,4 +158,6 @@ test('a drift alone, or unused exchanges alone, read as before: one problem a li
       "If the agent's requests changed on purpose, re-record the scenario.",
     ].join('\n'),
   );
+  // Nothing was asked that matched nothing: no drift to key a cause by.
+  expect(rep.verdict().drift).toBeUndefined();
 });

@@ -1,4 +1,6 @@
 /** The outcome of a server's run, structured and as the message a failing test shows. */
+import type { PathSegment, ReplayDrift } from '@acp-snapshot/core';
+import { CONVERSATION_KEYS } from './canonical-order.js';
 import { type Difference, excerpt } from './closest.js';
 import type { UnfiredFault } from './faults.js';
 
@@ -37,6 +39,12 @@ export interface Verdict {
   calls: number;
   /** A multi-line message for a test failure; empty when ok. */
   message: string;
+  /**
+   * Replay: where the first live request that matched nothing differs from the recorded one it was meant to be,
+   * as data (core's `ReplayDrift`, the shape llm-replay reports), so the harness keys the failure's cause by the
+   * change itself and one prompt edit that breaks many tests is one cause.
+   */
+  drift?: ReplayDrift;
 }
 
 export interface VerdictOptions {
@@ -112,6 +120,41 @@ function consequence(f: Failure, chain: Failure[]): string {
   return `${head}: matches no recorded exchange either (closest, exchange ${f.closest!.index}, differs at ${d.path}; ${d.operations} difference(s) in all)`;
 }
 
+/**
+ * The request part a difference is in, from its path's segments: `system`, `tools`, `model`, `messages[2]`,
+ * `path`, `headers`. A conversation's message is its own part (as llm-replay names it); any other list is one.
+ */
+export function requestPart(at: readonly PathSegment[]): string {
+  const [head, key, index] = at;
+  if (head !== 'body') return head === undefined ? 'request' : String(head);
+  if (key === undefined) return 'body';
+  const conversation = (CONVERSATION_KEYS as readonly unknown[]).includes(key);
+  return conversation && typeof index === 'number' ? `${key}[${index}]` : String(key);
+}
+
+/** A recorded or live value as the text a drift carries: strings as they are, anything else as JSON. */
+function driftText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The drift of the earliest live request that matched nothing and has a recorded request near it. */
+function firstDrift(failures: readonly Failure[]): ReplayDrift | undefined {
+  const first = failures
+    .filter((f): f is Unmatched => f.kind === 'unmatched' && f.closest?.difference !== undefined)
+    .sort((a, b) => a.call - b.call)[0];
+  const d = first?.closest?.difference;
+  if (!d) return undefined;
+  const recorded = driftText(d.recorded);
+  const live = driftText(d.live);
+  return {
+    part: requestPart(d.at),
+    path: d.path,
+    ...(recorded !== undefined ? { recorded } : {}),
+    ...(live !== undefined ? { live } : {}),
+  };
+}
+
 /** The verdict of a list of failures. */
 export function makeVerdict(
   failures: Failure[],
@@ -146,5 +189,6 @@ export function makeVerdict(
     lines.push(
       'A declared fault must take the calls it names: compare its call, path, body or lastUserMessage with the calls made, or remove it.',
     );
-  return { ok: false, failures, calls, message: lines.join('\n') };
+  const found = mode === 'replay' ? firstDrift(failures) : undefined;
+  return { ok: false, failures, calls, message: lines.join('\n'), ...(found ? { drift: found } : {}) };
 }

@@ -7,10 +7,12 @@
 
 import { mkdir, mkdtemp, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { projectTestsCommand } from '@acp-snapshot/core';
 import type { ModelFault } from '@acp-snapshot/model-http';
 import type * as acp from '@agentclientprotocol/sdk';
 import { test as base, type TestInfo } from '@playwright/test';
-import { writeTestWire } from './coverage/coverage-records.js';
+import { replayDrift, replayErrors } from './compare/replay-report.js';
+import { noteTestCause, writeTestWire } from './coverage/coverage-records.js';
 import { AcpClient } from './driver/acp-client.js';
 import { callerLocation } from './driver/caller-location.js';
 import type { LeftTerminal } from './driver/client-terminals.js';
@@ -28,6 +30,7 @@ import {
 } from './model/http-model.js';
 import { resolveAgentCommand } from './process/agent-command.js';
 import type { AgentProfile } from './profile.js';
+import { type CauseProject, driftCause } from './report/causes.js';
 import { attachConversation } from './report/conversation.js';
 import { agentRoots, createTestRoots, installDir, rootMap, type TestRoots } from './roots/roots.js';
 import { RunDirs, settleTestDirs } from './roots/run-dirs.js';
@@ -168,8 +171,24 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       await server.verdict();
       return;
     }
+    // A drifted replay's cause, keyed by the change: one prompt edit that breaks many tests is one cause in the
+    // run's "failures by cause" (the coverage teardown), with the command that re-records them. Only a failing
+    // test has a cause: a test that judged the verdict itself (a drift on purpose) and passed has none.
+    const drift = server.replayDrift();
+    const noteDrift = () => {
+      if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: causeProject(testInfo, model) });
+    };
+    const failed = testInfo.status !== testInfo.expectedStatus;
+    if (failed) noteDrift();
+    let summary: string | undefined;
+    try {
+      summary = await server.finish();
+    } catch (e) {
+      // The verdict fails a test that passed so far: the drift is why.
+      if (!failed) noteDrift();
+      throw e;
+    }
     // The record summary: what the recording did to the test's exchange log, in the run's output and report.
-    const summary = await server.finish();
     if (summary) {
       console.log(summary);
       testInfo.annotations.push({ type: 'model exchanges', description: summary });
@@ -236,13 +255,18 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       await mcp.dispose();
       throw e;
     }
-    const client = new AcpClient({
+    const client: AcpClient = new AcpClient({
       snapshot: {
         roots: httpModel ? withModelServer(roots, httpModel.url) : roots,
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: httpModel !== undefined && httpModel.record !== 'none',
         ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
+        // The replay plugin's failures (its lines on the agent's stderr): a drifted replay is reported as such,
+        // not as the snapshot differences that follow from it.
+        ...(model.kind === 'replay' && {
+          modelReplayFailure: (): string | undefined => pluginReplayFailure(client.stderr),
+        }),
         ...(model.kind !== 'live' && {
           expectedStdout: testInfo.snapshotPath(testDirName(testInfo.title), 'stdout.jsonl'),
         }),
@@ -275,6 +299,9 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
       testInfo.annotations.push({ type: 'acp protocol', description: protocolLine(client.negotiation) });
     const failed = testInfo.status !== testInfo.expectedStatus;
     const leftTerminals = await client.dispose();
+    // A drift the replay plugin reported as data: the failure's cause, keyed by the change itself.
+    const drift = failed && model.kind === 'replay' ? replayDrift(client.stderr) : undefined;
+    if (drift) noteTestCause(testInfo, { ...driftCause(drift), project: causeProject(testInfo, model) });
     writeTestWire(testInfo, client.sent, client.stdout, mcp.any ? await mcp.traffic() : undefined);
     // toMatchAcpSnapshot attached the side-by-side view when the wire differed from its snapshot.
     if (!testInfo.attachments.some((a) => a.name === 'conversation.html'))
@@ -341,15 +368,36 @@ export function testDirName(title: string): string {
   );
 }
 
+/** The project that re-records a test's model calls: its project's `:record` twin, when the config has one. */
+function recordTwin(info: TestInfo): string | undefined {
+  const name = info.project.name;
+  const twin = name.endsWith(':record') ? name : `${name}:record`;
+  return info.config.projects.some((p) => p.name === twin) ? twin : undefined;
+}
+
 /** The command that re-records a test's model calls: its project's `:record` twin when the config has one. */
 function recordHint(info: TestInfo): string {
-  const name = info.project.name;
-  const grep = `-g '${info.title}'`;
-  const twin = name.endsWith(':record') ? name : `${name}:record`;
-  if (info.config.projects.some((p) => p.name === twin))
-    return `npx playwright test --project=${twin} ${grep} (with the upstream's URL and key in the environment; ACP_SNAPSHOT_RECORD_MODE=missing in front sends only the requests that no longer match)`;
-  const project = name ? ` --project=${name}` : '';
-  return `set use.model.record = 'missing' (or 'all') and its upstream for this test, then run: npx playwright test${project} ${grep}`;
+  const grep = `'${info.title}'`;
+  const twin = recordTwin(info);
+  if (twin)
+    return `${projectTestsCommand(twin, grep)} (with the upstream's URL and key in the environment; ACP_SNAPSHOT_RECORD_MODE=missing in front sends only the requests that no longer match)`;
+  return `set use.model.record = 'missing' (or 'all') and its upstream for this test, then run: ${projectTestsCommand(info.project.name || undefined, grep)}`;
+}
+
+/** What the replay plugin reported it could not serve (drift, an exhausted script), or undefined. */
+function pluginReplayFailure(stderr: readonly string[]): string | undefined {
+  const errors = replayErrors(stderr);
+  return errors.length > 0 ? errors.join('\n') : undefined;
+}
+
+/** The project a cause of this test was seen in, for the command that accepts it in the run's summary. */
+export function causeProject(info: TestInfo, model?: ModelSource): CauseProject {
+  const twin = recordTwin(info);
+  return {
+    name: info.project.name,
+    ...(twin ? { record: twin } : {}),
+    ...(model ? { model: model.kind } : {}),
+  };
 }
 
 /** The contract variables of a model source; a live source reads its key from the environment. */

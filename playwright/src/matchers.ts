@@ -12,8 +12,9 @@ import { type SnapshotPaths, settleSnapshots } from './compare/snapshot-files.js
 import { fileSnapshotStore } from './compare/snapshot-store.js';
 import { mcpSnapshotText, stdoutSnapshotText } from './compare/surfaces.js';
 import { captureWorkspace } from './compare/workspace.js';
+import { noteTestCause } from './coverage/coverage-records.js';
 import { type AcpClient, settleStdout } from './driver/acp-client.js';
-import { testDirName } from './fixtures.js';
+import { causeProject, testDirName } from './fixtures.js';
 import { normalizeJsonlText } from './normalize/normalize.js';
 import { attachConversation } from './report/conversation.js';
 import { unifiedDiff } from './report/diff.js';
@@ -93,6 +94,11 @@ export const expect = base.extend({
         body: unifiedDiff(d.expected!, d.actual, { expected: paths[d.surface].shown, actual: 'this run' }),
         contentType: 'text/x-diff',
       });
+    // What changed, keyed without the test's context: the same field changed the same way in many tests is one
+    // cause in the run's "failures by cause". After a failed replay the surfaces only follow from it.
+    if (replayFailure === undefined && !verdict.pass)
+      for (const d of verdict.differs)
+        if (d.cause) noteTestCause(info, { ...d.cause, project: causeProject(info) });
     const stdout = verdict.differs.find((d) => d.surface === 'stdout');
     if (stdout)
       await attachConversation(info, {

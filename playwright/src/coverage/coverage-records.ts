@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
-import type { Cause } from '../report/causes.js';
+import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../report/causes.js';
 import type { McpWireLine, TestWire, WireLine } from './coverage.js';
 
 export const WIRE_DIR = 'acp-wires';
@@ -27,6 +27,16 @@ export function writeTestCause(info: RecordInfo, cause: Cause): void {
     : { scenario: info.title, causes: [] };
   if (!kept.causes.some((c) => c.key === cause.key)) kept.causes.push(cause);
   writeFileSync(file, JSON.stringify(kept));
+}
+
+/**
+ * Tells the run why this test failed: kept for the coverage teardown's "failures by cause" and carried as an
+ * annotation for the summary reporter, so failures that share a cause are summarized once.
+ */
+export function noteTestCause(info: RecordInfo & Pick<TestInfo, 'annotations'>, cause: Cause): void {
+  writeTestCause(info, cause);
+  info.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
+  info.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
 }
 
 /** The causes kept under these project output directories. */

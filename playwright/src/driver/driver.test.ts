@@ -187,6 +187,19 @@ test('a stdout line holding half of a surrogate pair fails naming the process, l
   );
 });
 
+test('a request the agent answers with a JSON-RPC error fails naming the step, and carries the step as data', async () => {
+  // The SDK example declares no loadSession: session/load is answered with an error.
+  const err = await driveScenario(
+    options(exampleAgent, { steps: [...start, { op: 'restart' }, { op: 'load_session' }] }),
+  ).catch((e) => e);
+  expect(err).toBeInstanceOf(DriverError);
+  expect((err as DriverError).kind).toBe('rpc-error');
+  expect((err as DriverError).step).toBe('step 4 (session/load)');
+  expect(err.message).toMatch(
+    /^driver-test: step 4 \(session\/load\): the agent answered with JSON-RPC error -?\d+: /,
+  );
+});
+
 test('an agent crash mid-turn fails naming the process, exit code and stderr tail', async () => {
   const err = await driveScenario(
     options(fakeAgent('crash'), { steps: [...start, { op: 'prompt', text: 'x' }] }),

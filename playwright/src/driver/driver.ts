@@ -56,6 +56,8 @@ export class DriverError extends Error {
     message: string,
     readonly result: DriverResult,
     readonly kind: DriverErrorKind = 'scenario',
+    /** The step the agent answered with an error (`step 3 (session/prompt "go")`), for a kind `rpc-error`. */
+    readonly step?: string,
   ) {
     super(message);
   }
@@ -361,6 +363,7 @@ class ScenarioRun {
         `${this.opts.name}: ${this.stepTitle}: the agent answered with JSON-RPC error ${e.code}: ${e.message}`,
         this.result(),
         'rpc-error',
+        this.stepTitle,
       );
     const kind: DriverErrorKind = violation
       ? 'stdout-violation'

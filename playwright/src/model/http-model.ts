@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import type { ReplayDrift } from '@acp-snapshot/core';
 import {
   type Exchange,
   exchangeLogChanges,
@@ -90,6 +91,11 @@ export interface HttpModel {
    * differs after a failed replay shows the failure, not a change to accept. `finish` then does not throw it again.
    */
   replayFailure(): string | undefined;
+  /**
+   * Replay: where the first request that matched nothing differs from the recorded one it was meant to be, as
+   * data (the failure's cause is keyed by it), or undefined when the replay has not drifted.
+   */
+  replayDrift(): ReplayDrift | undefined;
 }
 
 /** The record mode of a source in this run: ACP_SNAPSHOT_RECORD_MODE's, else the source's, else `none`. */
@@ -189,6 +195,9 @@ export async function startHttpModel(
       if (verdict.ok) return undefined;
       reported = verdict.message;
       return verdict.message;
+    },
+    replayDrift() {
+      return record === 'none' ? server.verdict().drift : undefined;
     },
     async finish() {
       const verdict = await stop();

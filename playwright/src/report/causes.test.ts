@@ -1,6 +1,6 @@
 import type { ReplayDrift } from '@acp-snapshot/core';
 import { expect, test } from '@playwright/test';
-import { acceptCommand, summarize } from './cause-summary.js';
+import { acceptCommand, addCause, type Group, summarize } from './cause-summary.js';
 import { driftCause, headerPromptCause, jsonLinesCause, perTestDriftText, workspaceCause } from './causes.js';
 
 const driftText = (scenario: string, hunk: string) => [
@@ -37,7 +37,7 @@ test('one system-prompt change is one cause in every scenario, in a drift and in
 
 test('a message or tool drift is keyed by where and what changed, not by the scenario; one with no recorded text by its live text', () => {
   const message = (text: string, word: string): ReplayDrift => ({
-    part: 'messages[2].content',
+    part: 'messages[2]',
     path: 'messages[2].content',
     recorded: `${text}\n[exit code: 0]`,
     live: `${text}\n[exit ${word}: 0]`,
@@ -53,6 +53,88 @@ test('a message or tool drift is keyed by where and what changed, not by the sce
     "the model request's model changed (the recording does not hold its text): live deepseek-reasoner",
   );
   expect(driftCause({ part: 'model', path: 'model', live: 'other' }).key).not.toBe(model.key);
+});
+
+test('a drift inside a JSON value (a tool schema, a tool call) is the field that changed in it, as the differ finds it', () => {
+  const tools = (description: string, cwd: string) =>
+    `${JSON.stringify(
+      [
+        { name: 'bash', description: `Run a command in ${cwd}.`, parameters: { type: 'object' } },
+        { name: 'read_file', description, parameters: { type: 'object' } },
+      ],
+      null,
+      2,
+    )}\n`;
+  const drift = (cwd: string): ReplayDrift => ({
+    part: 'tools',
+    path: 'tools',
+    recorded: tools('Read a file.', cwd),
+    live: tools('Read a text file.', cwd),
+  });
+  const cause = driftCause(drift('{{cwd}}'));
+  expect(cause.detail).toBe("the model request's tools[1].description changed: Read a {+text +}file.");
+  // The same edit where the other tools differ by scenario is the same cause.
+  expect(driftCause(drift('{{cwd}}/other')).key).toBe(cause.key);
+  // A tool call's arguments, from the HTTP model (a body path): the field inside the JSON it carries.
+  const call = driftCause({
+    part: 'messages[2]',
+    path: 'body.messages[2].tool_calls',
+    recorded: JSON.stringify([{ id: 'c1', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }]),
+    live: JSON.stringify([{ id: 'c1', function: { name: 'read_file', arguments: '{"path":"b.txt"}' } }]),
+  });
+  expect(call.detail).toBe(
+    'the model request\'s body.messages[2].tool_calls[0].function.arguments changed: {"path":"[-a-]{+b+}.txt"}',
+  );
+});
+
+test("each project kind is told its own command: the corpus scripts, a spec project's snapshots, its record twin", () => {
+  const stdout = jsonLinesCause('stdout', '{"a":"x"}', '{"a":"y"}')!;
+  const request = driftCause({
+    part: 'messages[1]',
+    path: 'body.messages[1].content',
+    recorded: 'a',
+    live: 'b',
+  });
+  // A corpus scenario: the npm scripts.
+  expect(acceptCommand(stdout.kind, ['bash-spill'], false)).toBe(
+    'npm run test:snapshot:update -- -g bash-spill',
+  );
+  expect(acceptCommand(request.kind, ['hello'], false)).toBe('npm run refresh -- hello');
+  // A spec project's tests: Playwright's own flag for its snapshots, by title (escaped, quoted for the shell).
+  expect(acceptCommand('stdout', ["the agent's (first) answer"], false, { name: 'qwen-code' })).toBe(
+    "npx playwright test --project=qwen-code --update-snapshots -g 'the agent'\\''s \\(first\\) answer'",
+  );
+  // A changed model request: its record twin re-records the tests' model calls.
+  const http = { name: 'qwen-code', record: 'qwen-code:record', model: 'http' as const };
+  expect(acceptCommand('request', ['a plain answer', 'a tool call'], false, http)).toBe(
+    "npx playwright test --project=qwen-code:record -g '(a plain answer|a tool call)' (with the upstream's URL and key in the environment)",
+  );
+  const many = 'abcdefgh'.split('');
+  expect(acceptCommand('stdout', many, false, http)).toBe(
+    'npx playwright test --project=qwen-code --update-snapshots',
+  );
+  // Without a twin: the project's own record mode; a replayed session log is recorded again by its agent.
+  expect(acceptCommand('request', ['t'], false, { name: 'p', model: 'http' })).toBe(
+    "set use.model.record = 'missing' (or 'all') and its upstream for these tests, then run: npx playwright test --project=p -g 't'",
+  );
+  expect(acceptCommand('request', ['t'], false, { name: 'ours', model: 'replay' })).toBe(
+    "record the session log its model replays again (the agent against a live model), then run: npx playwright test --project=ours -g 't'",
+  );
+  // One cause in two projects is a block each, with each project's command.
+  const groups = new Map<string, Group>();
+  addCause(groups, 'a plain answer', { ...request, project: http });
+  addCause(groups, 'a tool call', { ...request, project: http });
+  addCause(groups, 'a plain answer', { ...request, project: { name: 'qwen-code-v2', model: 'http' } });
+  addCause(groups, 'hello', request);
+  const text = summarize([...groups.values()], 10);
+  expect(text).toContain('acp-snapshot: 3 failing scenario(s), 3 cause(s):');
+  expect(text).toContain(
+    "1. 2 tests of project qwen-code: the model request's body.messages[1].content changed: [-a-]{+b+}",
+  );
+  expect(text).toContain('   tests: a plain answer, a tool call');
+  expect(text).toContain("--project=qwen-code:record -g '(a plain answer|a tool call)'");
+  expect(text).toContain("--project=qwen-code-v2 -g 'a plain answer'");
+  expect(text).toContain('   scenarios: hello\n   if intended, accept it with: npm run refresh -- hello');
 });
 
 test('one failing test shows a shared system-prompt change by its changed words only', () => {

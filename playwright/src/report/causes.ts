@@ -5,10 +5,16 @@
  * the summary reporter (summary-reporter.ts) groups them and prints each cause once, with the one
  * command that accepts it.
  */
-import { clipText, firstHunk, type ReplayDrift } from '@acp-snapshot/core';
+import {
+  clipText,
+  firstDifference,
+  firstHunk,
+  formatPath,
+  jsonPointer,
+  type ReplayDrift,
+} from '@acp-snapshot/core';
 import { resolveSystemPrompt, type SessionHeader } from '@acp-snapshot/session-log';
 import { diffWordsWithSpace } from 'diff';
-import fjp from 'fast-json-patch';
 
 /**
  * The annotation type a failing replay test carries its cause under, as JSON for the summary reporter.
@@ -21,6 +27,15 @@ export const CAUSE_TEXT = 'cause';
 /** What a cause is about, and so which command accepts it. */
 export type CauseKind = 'request' | 'stdout' | 'log' | 'workspace' | 'mcp';
 
+/** The spec project a cause was seen in, as far as the command that accepts it depends on it. */
+export interface CauseProject {
+  name: string;
+  /** The project that re-records its tests' model calls (its `:record` twin), when the config has one. */
+  record?: string;
+  /** Where its model answers come from: an HTTP exchange log, or a session log the replay plugin serves. */
+  model?: 'http' | 'replay' | 'live' | 'none';
+}
+
 /** One cause of one failing scenario. */
 export interface Cause {
   kind: CauseKind;
@@ -30,6 +45,11 @@ export interface Cause {
   detail: string;
   /** For a field difference: where (line and JSON path) and the change, for a short per-test message. */
   field?: { line: number; path: string; change: string };
+  /**
+   * The Playwright project of a spec test that uses the `acp` fixture (absent for a corpus scenario): the command
+   * that accepts the cause is that project's (re-record it, or update its snapshots), not the corpus scripts.
+   */
+  project?: CauseProject;
 }
 
 /**
@@ -38,21 +58,54 @@ export interface Cause {
  * many scenarios is one cause. A system-prompt change is the same cause as a header-only log's.
  */
 export function driftCause(drift: ReplayDrift): Cause {
-  const { path, recorded, live } = drift;
+  const { recorded, live } = drift;
   if (recorded !== undefined && live !== undefined) {
     if (drift.part === 'system') return headerPromptCause(recorded, live);
+    // A JSON value (tool schemas, a tool call, a content block): the field that changed inside it, found by
+    // core's differ as the replay plugin and the HTTP model find theirs, so the cause names that field.
+    const inner = innerChange(recorded, live);
+    const path = inner ? joinPath(drift.path, inner.path) : drift.path;
+    const [before, after] = inner ? [inner.recorded, inner.live] : [recorded, live];
     return {
       kind: 'request',
-      key: `request ${path}\n${wordChanges(recorded, live)}`,
-      detail: `the model request's ${path} changed: ${changedWords(recorded, live)}`,
+      key: `request ${path}\n${wordChanges(before, after)}`,
+      detail: `the model request's ${path} changed: ${changedWords(before, after)}`,
     };
   }
   const shown = live === undefined ? 'it is missing from the live request' : `live ${clipText(live)}`;
   return {
     kind: 'request',
-    key: `request ${path}\n${live ?? ''}`,
-    detail: `the model request's ${path} changed (the recording does not hold its text): ${shown}`,
+    key: `request ${drift.path}\n${live ?? ''}`,
+    detail: `the model request's ${drift.path} changed (the recording does not hold its text): ${shown}`,
   };
+}
+
+/** A value inside a drift's texts as text: a string as it is, anything else as JSON ('' when absent). */
+const asText = (v: unknown) => (v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Where two JSON texts (objects or arrays) first differ, with both values there; undefined for other texts. */
+function innerChange(
+  recorded: string,
+  live: string,
+): { path: string; recorded: string; live: string } | undefined {
+  const parse = (t: string): unknown => {
+    try {
+      const v = JSON.parse(t) as unknown;
+      return typeof v === 'object' && v !== null ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const [a, b] = [parse(recorded), parse(live)];
+  if (a === undefined || b === undefined) return undefined;
+  const d = firstDifference(a, b);
+  if (!d || d.at.length === 0) return undefined;
+  return { path: formatPath(d.at), recorded: asText(d.recorded), live: asText(d.live) };
+}
+
+/** `tools` and `[2].description` as `tools[2].description`; `body.x` and `y` as `body.x.y`. */
+function joinPath(outer: string, inner: string): string {
+  return inner.startsWith('[') ? `${outer}${inner}` : `${outer}.${inner}`;
 }
 
 /** The changed words of a system-prompt change: its first hunk's `~` lines. */
@@ -139,11 +192,13 @@ export function jsonLinesCause(
     const what = left === null ? 'an extra line' : 'a missing line';
     return { kind, key: `${kind} ${what}`, detail: `${kind}: ${what} at line ${i + 1}` };
   }
-  const [op] = fjp.compare(left as object, right as object);
-  if (!op) return undefined;
-  const path = op.path.replace(/\/\d+(?=\/|$)/g, '/*');
-  const before = fjp.getValueByPointer(left, op.path) as unknown;
-  const after = 'value' in op ? (op.value as unknown) : undefined;
+  // The first differing field in document order (core's differ, as the drifts find theirs).
+  const d = firstDifference(left, right);
+  if (!d) return undefined;
+  const pointer = jsonPointer(d.at);
+  const path = pointer.replace(/\/\d+(?=\/|$)/g, '/*');
+  const before = d.recorded;
+  const after = d.live;
   const change =
     typeof before === 'string' && typeof after === 'string'
       ? changedWords(before, after)
@@ -153,9 +208,9 @@ export function jsonLinesCause(
     typeof before === 'string' && typeof after === 'string' ? wordChanges(before, after) : change;
   return {
     kind,
-    key: `${kind} ${op.op} ${path} ${changes}`,
-    field: { line: i + 1, path: op.path, change },
-    detail: `${kind}: ${op.op} at ${path} (first at line ${i + 1}): ${change}`,
+    key: `${kind} ${d.op} ${path} ${changes}`,
+    field: { line: i + 1, path: pointer, change },
+    detail: `${kind}: ${d.op} at ${path} (first at line ${i + 1}): ${change}`,
   };
 }
 

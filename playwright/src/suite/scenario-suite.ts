@@ -13,7 +13,7 @@ import { expect as baseExpect, type TestInfo } from '@playwright/test';
 import { readExpected } from '../compare/snapshot-store.js';
 import { driftFindings, type Finding, replayVerdict } from '../compare/verdict.js';
 import { WORKSPACE_EXPECTED } from '../compare/workspace.js';
-import { writeTestCause, writeTestWire } from '../coverage/coverage-records.js';
+import { noteTestCause, writeTestWire } from '../coverage/coverage-records.js';
 import { DriverError } from '../driver/driver.js';
 import { expect } from '../matchers.js';
 import { recordScenario, recordTargetFor } from '../modes/record.js';
@@ -21,7 +21,7 @@ import { refreshScenario } from '../modes/refresh.js';
 import { flaggedLines, formatReview, recordAdvice } from '../modes/review-format.js';
 import { type RunOutcome, runCorpusScenario } from '../modes/scenario-run.js';
 import { type AgentProfile, profileCommands, profileRules } from '../profile.js';
-import { CAUSE_ANNOTATION, CAUSE_TEXT, type Cause } from '../report/causes.js';
+import type { Cause } from '../report/causes.js';
 import { attachConversation } from '../report/conversation.js';
 import { attachFailureArtifacts, driverFailureArtifacts } from '../report/failure-artifacts.js';
 import { shortError } from '../report/short-error.js';
@@ -105,12 +105,9 @@ const findingExpect = baseExpect.extend({
   },
 });
 
-/** Tells the summary reporter why this scenario failed, so failures sharing a cause are summarized once. */
+/** Tells the run why this scenario failed, so failures sharing a cause are summarized once. */
 function noteCause(testInfo: TestInfo, cause: Cause | undefined): void {
-  if (!cause) return;
-  writeTestCause(testInfo, cause);
-  testInfo.annotations.push({ type: CAUSE_ANNOTATION, description: JSON.stringify(cause) });
-  testInfo.annotations.push({ type: CAUSE_TEXT, description: cause.detail });
+  if (cause) noteTestCause(testInfo, cause);
 }
 
 /** Replays one scenario and reports the verdict: one soft error per finding, the surfaces as snapshots. */
@@ -122,8 +119,7 @@ async function replayOne(name: string, run: SuiteRun, testInfo: TestInfo): Promi
   } catch (e) {
     await attachFailureArtifacts(testInfo, driverFailureArtifacts(e));
     // A step that failed because replay could not serve the model: the drift is the cause, the step its symptom.
-    const step = /^[^:]*: (step \d+ \([^\n]*?\)): /.exec(e instanceof Error ? e.message : '')?.[1];
-    const [drift] = e instanceof DriverError ? driftFindings(name, e.result.stderr, step) : [];
+    const [drift] = e instanceof DriverError ? driftFindings(name, e.result.stderr, e.step) : [];
     if (!drift) throw e;
     noteCause(testInfo, drift.cause);
     throw shortError(drift.message);
