@@ -95,6 +95,9 @@ const AGENTS: Agent[] = [
 const sh = (command: string, cwd: string, env: Record<string, string> = {}) =>
   execa('sh', ['-c', command], { cwd, all: true, reject: false, env: { ...env, FORCE_COLOR: '0' } });
 
+// Each in a directory and with an emulator of its own: they spread over the workers, as the examples do.
+test.describe.configure({ mode: 'parallel' });
+
 for (const agent of AGENTS) {
   test(`from an empty directory: npm init, install, \`acp-snapshot init --agent ${agent.name}\`, record against the stand-in, replay green keylessly`, async () => {
     // Two installs and two runs of a real agent (5 tests each): minutes on a loaded 2-core machine.
