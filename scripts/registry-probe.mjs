@@ -438,7 +438,8 @@ async function starter(command, env, dir) {
     const error = r.timedOut
       ? `the starter took over ${DEADLINES.starter / 1000} s`
       : starterError(report, r);
-    // Since Playwright 1.64 a run that writes a first snapshot fails the test that wrote it: the replay judges.
+    // A write phase that failed only for writing first snapshots (harnesses that failed them even in an update
+    // run): the replay judges.
     if (phase === 'write' && firstWriteOnly(error)) continue;
     return {
       ok: false,

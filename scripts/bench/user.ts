@@ -230,7 +230,7 @@ export async function run(): Promise<void> {
     const bare = join(root, 'bare-project');
     await writeProject(harness, false);
     await writeProject(bare, true);
-    // The first harness run writes the snapshots (and fails, as toMatchSnapshot does); not measured.
+    // The first harness run writes the snapshots (an update run, as with toMatchSnapshot); not measured.
     runPlaywright(harness, 'tiny', ['--update-snapshots']);
     agentLives(harness);
     const h = measureProject(harness, 'harness', 'tiny');

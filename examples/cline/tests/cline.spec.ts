@@ -2,71 +2,19 @@
 // (tests/__acp__/cline.spec.ts/cline/<test>/exchanges.jsonl), its output is compared with the snapshots
 // beside it.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { expect, test } from '@acp-snapshot/playwright';
+import { expect, starterSuite, test } from '@acp-snapshot/playwright';
 
-test('no model: initialize and a new session', async ({ acp }) => {
-  const init = await acp.initialize();
-  expect(init.agentCapabilities?.loadSession).toBe(true);
-  const session = await acp.newSession();
+// The package's starter tests: no model, a plain answer, a tool call, a multi-turn conversation, a cancelled turn.
+starterSuite({
+  loadSession: true,
   // `<ms clock>_<5 random characters>_cli`: the harness numbers session ids wherever they appear.
-  expect(session.sessionId).toMatch(/^\d{13}_[\w-]{5}_cli$/);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a plain answer', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = await acp.prompt('What is the capital of France? One sentence.');
-  expect(turn.stopReason).toBe('end_turn');
-  // The model quoted the cwd: this run's, whatever the recording's was.
-  expect(turn.text).toContain(`I'm answering from ${roots.cwd}`);
-  // ...and today's date, read from Cline's system prompt (`Date: M/D/YYYY`; the recording's, on any day).
-  expect(turn.text).toMatch(/as of \d{1,2}\/\d{1,2}\/\d{4}\./);
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a tool call with a permission request', async ({ acp, roots }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const asked: string[] = [];
-  acp.answerPermissions((request) => {
-    asked.push(request.toolCall.title ?? '');
-    const allow = request.options.find((o) => o.kind === 'allow_once');
-    return allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' };
-  });
-  const turn = await acp.prompt('Create notes.txt with my shopping list: milk and eggs.');
-  expect(turn.stopReason).toBe('end_turn');
-  // Cline asked before it wrote (its ACP sessions approve no tool by themselves); the title is the tool's name
-  // and its JSON input cut at 60 characters, here inside the file's absolute path.
-  expect(asked).toEqual([`editor: ${`{"path":"${roots.cwd}/notes.txt"`.slice(0, 57)}...`]);
-  expect(turn.text).toContain(`${roots.cwd}/notes.txt`);
-  await acp.close();
-  // Cline wrote the file itself (not through the client's fs/write_text_file): it is in the workspace snapshot.
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a multi-turn conversation', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  expect((await acp.prompt('Remember the word tangerine.')).stopReason).toBe('end_turn');
-  const second = await acp.prompt('Which word did I ask you to remember?');
-  expect(second.text).toContain('tangerine');
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
-});
-
-test('a cancelled turn', async ({ acp }) => {
-  await acp.initialize();
-  await acp.newSession();
-  const turn = acp.promptInFlight('Count slowly from one to ten.');
-  // The model's stream is under way (and stays open) when the cancel goes out.
-  await acp.waitForUpdate('agent_message_chunk');
-  await acp.cancel();
-  expect((await turn).stopReason).toBe('cancelled');
-  await acp.close();
-  await expect(acp).toMatchAcpSnapshot();
+  sessionId: /^\d{13}_[\w-]{5}_cli$/,
+  // The stand-in quotes the cwd, and today's date from Cline's system prompt (`Date: M/D/YYYY`).
+  scripted: { date: /as of \d{1,2}\/\d{1,2}\/\d{4}\./ },
+  // Cline asks before it writes (its ACP sessions approve no tool by themselves); the title is the tool's name
+  // and its JSON input cut at 60 characters, here inside the file's absolute path. Cline writes the file itself,
+  // not through the client's fs/write_text_file.
+  permissions: (cwd) => [`editor: ${`{"path":"${cwd}/notes.txt"`.slice(0, 57)}...`],
 });
 
 /** The processes whose working directory is in `dir` (Linux's /proc), by pid and command line. */

@@ -47,6 +47,8 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'cline',
     keyEnv: 'OPENAI_API_KEY',
     wire: 'OpenAI Chat Completions',
+    // No suite options: its one late-looking update (`session_info_update`) comes before each prompt's
+    // response, and its first message chunk is the model's, so the defaults wait for what they need.
   },
   'codex-acp': {
     profile: agents.codexAcp,

@@ -247,6 +247,8 @@ test("--agent cline: its bin is its platform package's executable; the config ho
   expect(await readFile(join(project, 'playwright.config.ts'), 'utf8')).toContain(
     'agents: { cline: agents.cline() },',
   );
+  // The suite with no options: nothing of cline's comes late or ahead of the model's stream.
+  expect(await readFile(join(project, 'tests/cline.spec.ts'), 'utf8')).toContain('\nstarterSuite();\n');
   expect(r.out).toContain(
     'init: wrote playwright.config.ts, tests/cline.spec.ts; package.json scripts "test": "playwright test", "record": "playwright test --project=cline:record".',
   );

@@ -45,9 +45,10 @@ test('a run equal to its snapshots passes and writes nothing', async () => {
   expect([...store.files.keys()]).toEqual([paths.stdout.path, paths.workspace.path]);
 });
 
-test('missing snapshots are written unless the mode is none, and the test fails asking for a review', async () => {
+test('missing snapshots are written unless the mode is none; outside an update run the test fails asking for a review', async () => {
   const store = memorySnapshotStore();
-  const verdict = await settleSnapshots(store, paths, run(), opts('missing'));
+  // Playwright's default mode (no --update-snapshots): written, and the test that wrote them fails.
+  const verdict = await settleSnapshots(store, paths, run(), opts('default'));
   expect(verdict.pass).toBe(false);
   expect(verdict.message).toBe(
     [
@@ -68,6 +69,17 @@ test('missing snapshots are written unless the mode is none, and the test fails 
     ].join('\n'),
   );
   expect(none.files.size).toBe(0);
+  // An update run (`--update-snapshots=missing|changed|all`) writes them and passes, as toMatchSnapshot does.
+  for (const mode of ['missing', 'changed', 'all'] as const) {
+    const updating = memorySnapshotStore();
+    const updated = await settleSnapshots(updating, paths, run(), opts(mode));
+    expect([mode, updated.pass, updated.message]).toEqual([
+      mode,
+      true,
+      'the ACP run matches its snapshots (t/)',
+    ]);
+    expect([...updating.files.keys()]).toEqual([paths.stdout.path, paths.workspace.path]);
+  }
 });
 
 test('a difference names the file, the changed field and the accept command, and is not written', async () => {

@@ -195,8 +195,9 @@ export interface SnapshotVerdict {
 
 /**
  * Judges a run against its `toMatchAcpSnapshot` files the way `toMatchSnapshot` does: a missing snapshot is
- * written unless the mode is `none`, `all` and `changed` rewrite what differs, a recording rewrites
- * everything it changed, and a failed model replay writes nothing (its surfaces show the failure).
+ * written unless the mode is `none` (failing the test unless the run updates snapshots), `all` and `changed`
+ * rewrite what differs, a recording rewrites everything it changed, and a failed model replay writes nothing
+ * (its surfaces show the failure).
  */
 export function snapshotVerdict(
   run: SnapshotRun,
@@ -223,6 +224,9 @@ export function snapshotVerdict(
         (c.expected === undefined && mode !== 'none'));
     if (write) writes.push({ surface: file.surface, text: c.actual });
     if (run.recording) continue;
+    // Playwright's rule for a first snapshot: an update run (`--update-snapshots=missing|changed|all`) writes
+    // it and passes; any other run writes it and fails, so no run passes on a snapshot nobody has seen.
+    if (c.expected === undefined && write && mode !== 'default') continue;
     if (c.expected === undefined)
       failures.push(
         `${file.shown}: no snapshot yet${write ? '; written: review it, commit it, and run again' : failed ? ' (not written: the model replay failed)' : ' (run with --update-snapshots to write it)'}.`,
