@@ -108,14 +108,6 @@ export function recordedProtocols(dir) {
 
 /** A Playwright JSON report without what the table does not need: each test's title, file and statuses. */
 export function trimReplay(report, { pkg, version, date, node }) {
-  // The example's projects (one per ACP version when the config names several), not the coverage teardown.
-  const projects = (report.config?.projects ?? []).filter((p) => p.name !== 'acp-coverage');
-  const perProject = projects.length > 1;
-  const protocols = Object.fromEntries(
-    projects
-      .filter((p) => p.metadata?.protocolVersion !== undefined)
-      .map((p) => [p.name, p.metadata.protocolVersion]),
-  );
   const tests = [];
   const walk = (suites) => {
     for (const suite of suites ?? []) {
@@ -128,7 +120,7 @@ export function trimReplay(report, { pkg, version, date, node }) {
           tests.push({
             file: spec.file,
             title: spec.title,
-            ...(perProject ? { project: t.projectName } : {}),
+            project: t.projectName,
             statuses: t.results.map((r) => r.status),
             ...(fixme ? { [fixme.type]: fixme.description ?? '' } : {}),
             ...(protocol ? { protocol } : {}),
@@ -138,6 +130,15 @@ export function trimReplay(report, { pkg, version, date, node }) {
     }
   };
   walk(report.suites);
+  // The projects that ran the example's tests (one per ACP version when the config names several; never the
+  // key-gated :record twin a keyless replay leaves idle): a test names its project only when several ran.
+  const ran = new Set(tests.map((t) => t.project));
+  if (ran.size <= 1) for (const t of tests) delete t.project;
+  const protocols = Object.fromEntries(
+    (report.config?.projects ?? [])
+      .filter((p) => ran.has(p.name) && p.metadata?.protocolVersion !== undefined)
+      .map((p) => [p.name, p.metadata.protocolVersion]),
+  );
   // One entry per test: --repeat-each makes a test per repeat.
   const merged = new Map();
   for (const t of tests) {

@@ -208,3 +208,28 @@ test('a file without the markers is refused, naming the file and the markers', (
     /^docs\/agents\.md: the markers <!-- compat:start .* and <!-- compat:end --> are missing/,
   );
 });
+
+test('a keyless replay leaves the :record twin idle: one project ran, so no test names its project', () => {
+  const run = {
+    config: {
+      projects: [
+        { name: 'qwen', metadata: { protocolVersion: 1 } },
+        { name: 'qwen:record', metadata: { protocolVersion: 1 } },
+      ],
+    },
+    suites: [
+      {
+        specs: [
+          {
+            title: 'a plain answer',
+            file: 'q.spec.ts',
+            tests: [{ projectName: 'qwen', annotations: [], results: [{ status: 'passed' }] }],
+          },
+        ],
+      },
+    ],
+  };
+  const kept = trimReplay(run, { pkg: 'p', version: '1', date: '2026-12-05', node: '22' });
+  expect(kept.protocols).toEqual({ qwen: 1 });
+  expect(kept.tests).toEqual([{ file: 'q.spec.ts', title: 'a plain answer', statuses: ['passed'] }]);
+});
