@@ -193,9 +193,14 @@ function restJson(params: Json, without: readonly string[]): string {
  * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the agent
  * has them (the mode is one of them), else the current mode.
  */
+/** A config option's name and value: `id` on ACP v1, `configId` on v2. */
+function configSetting(o: Record<string, unknown>): string {
+  return `${String(o.id ?? o.configId)}=${String(o.currentValue)}`;
+}
+
 function sessionSettings(modes: unknown, configOptions: unknown): string {
   if (Array.isArray(configOptions) && configOptions.length > 0)
-    return ` (${configOptions.map((o) => (isObject(o) ? `${String(o.id)}=${String(o.currentValue)}` : JSON.stringify(o))).join(', ')})`;
+    return ` (${configOptions.map((o) => (isObject(o) ? configSetting(o) : JSON.stringify(o))).join(', ')})`;
   if (isObject(modes)) return ` (mode=${String(modes.currentModeId)})`;
   return '';
 }
@@ -465,7 +470,7 @@ export function conversation(stdout: readonly string[], sent: readonly string[] 
       const opts = (Array.isArray(u.configOptions) ? u.configOptions : []).filter(isObject);
       push({
         kind: 'mode',
-        title: `config: ${opts.map((o) => `${String(o.id)}=${String(o.currentValue)}`).join(', ')}`,
+        title: `config: ${opts.map(configSetting).join(', ')}`,
         body: '',
       });
       continue;

@@ -360,3 +360,18 @@ test("a snapshot's permission request is paired with the client's answer in turn
   const [block] = conversation(stdout, sent);
   expect(block!.body).toContain('answered: Allow (allow_once)');
 });
+
+test("a session's settings read by name on v1 (`id`) and on v2 (`configId`)", () => {
+  const sessionNew = (option: Record<string, unknown>) =>
+    conversation([
+      j({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { sessionId: 's', configOptions: [{ ...option, currentValue: 'ask' }] },
+      }),
+      up({ sessionUpdate: 'config_option_update', configOptions: [{ ...option, currentValue: 'auto' }] }),
+    ]).map((b) => b.title);
+  const v1 = sessionNew({ id: 'mode', type: 'select' });
+  expect(v1).toEqual(['session/new → s (mode=ask)', 'config: mode=auto']);
+  expect(sessionNew({ configId: 'mode', type: 'select' })).toEqual(v1);
+});
