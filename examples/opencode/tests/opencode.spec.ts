@@ -1,6 +1,8 @@
 // OpenCode through its real ACP wire: each test's model calls come from its committed exchange log
 // (tests/__acp__/opencode.spec.ts/opencode/<test>/exchanges.jsonl), its output is compared with the snapshots
 // beside it.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, starterSuite, test } from '@acp-snapshot/playwright';
 
 // The package's starter tests: no model, a plain answer, a tool call, a multi-turn conversation, a cancelled turn.
@@ -13,7 +15,7 @@ starterSuite({
   permissions: (cwd) => [`${cwd}/notes.txt`],
 });
 
-test('quirk: only the harness model is offered, and message ids are random', async ({ acp }) => {
+test('quirk: only the harness model is offered, and message ids are random', async ({ acp, roots }) => {
   await acp.initialize();
   const session = await acp.newSession();
   // Without `enabled_providers` the model list holds the OpenCode Zen models of the catalogue bundled with each
@@ -35,5 +37,9 @@ test('quirk: only the harness model is offered, and message ids are random', asy
       .map((m) => m.params?.update?.messageId),
   );
   expect([...ids]).toEqual([expect.stringMatching(/^msg_[0-9a-f]{12}[0-9A-Za-z]{14}$/)]);
+  // At each start OpenCode installs its plugin SDK from the npm registry into its config directory unless the
+  // profile's lockfile says it is there: a replay must reach no network, so no npm cache and no package.
+  expect(existsSync(join(roots.home, '.npm')), "an npm cache in the agent's HOME").toBe(false);
+  expect(readdirSync(join(roots.home, '.config/opencode/node_modules'))).toEqual(['.package-lock.json']);
   await expect(acp).toMatchAcpSnapshot();
 });

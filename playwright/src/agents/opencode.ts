@@ -5,7 +5,9 @@
 import { builtinAgent, CWD_FROM_ROOT } from './builtin.js';
 
 /** Its configuration file under HOME (`$XDG_CONFIG_HOME/opencode`; the harness passes no XDG variable). */
-const CONFIG = '.config/opencode/opencode.json';
+const CONFIG_DIR = '.config/opencode';
+const CONFIG = `${CONFIG_DIR}/opencode.json`;
+const LOCK = `${CONFIG_DIR}/package-lock.json`;
 
 export const opencode = builtinAgent({
   name: 'opencode',
@@ -31,6 +33,7 @@ export const opencode = builtinAgent({
       `${CONFIG}#/agent/title/disable`,
       `${CONFIG}#/permission/edit`,
       `${CONFIG}#/permission/bash`,
+      `${LOCK}#/packages`,
     ],
   },
   profile: (model) => ({
@@ -64,6 +67,22 @@ export const opencode = builtinAgent({
         agent: { title: { disable: true } },
         // By default it edits and runs commands without asking; `ask` sends session/request_permission.
         permission: { edit: 'ask', bash: 'ask', webfetch: 'ask' },
+      }),
+      // At every start it installs its plugin SDK (`@opencode-ai/plugin`, 29 packages) from the npm registry into
+      // each config directory, in the background: network in a keyless replay, and most of a test's CPU. It skips
+      // the install when the directory has a node_modules and a lockfile that names the package; no plugin is
+      // configured, so nothing loads from it.
+      [LOCK]: JSON.stringify({
+        name: 'opencode',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } },
+      }),
+      [`${CONFIG_DIR}/node_modules/.package-lock.json`]: JSON.stringify({
+        name: 'opencode',
+        lockfileVersion: 3,
+        requires: true,
+        packages: {},
       }),
     },
     exitGraceMs: 8000,
