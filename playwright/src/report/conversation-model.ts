@@ -189,15 +189,15 @@ function restJson(params: Json, without: readonly string[]): string {
   return Object.keys(rest).length > 0 ? clipText(JSON.stringify(rest), DETAIL_MAX) : '';
 }
 
-/**
- * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the agent
- * has them (the mode is one of them), else the current mode.
- */
 /** A config option's name and value: `id` on ACP v1, `configId` on v2. */
 function configSetting(o: Record<string, unknown>): string {
   return `${String(o.id ?? o.configId)}=${String(o.currentValue)}`;
 }
 
+/**
+ * A session's settings as their current values, ` (mode=ask, model=m)`: the config options when the agent
+ * has them (the mode is one of them), else the current mode.
+ */
 function sessionSettings(modes: unknown, configOptions: unknown): string {
   if (Array.isArray(configOptions) && configOptions.length > 0)
     return ` (${configOptions.map((o) => (isObject(o) ? configSetting(o) : JSON.stringify(o))).join(', ')})`;
