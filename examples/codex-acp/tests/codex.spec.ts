@@ -8,8 +8,10 @@ starterSuite({
   loadSession: true,
   // The stand-in quotes the cwd, and the date from codex's environment context.
   scripted: { date: /as of \d{4}-\d{2}-\d{2}\./ },
-  // codex's first message chunk may be its own warning, sent before any model call: wait for the model's text.
-  cancelAfter: (acp) => expect.poll(() => acp.stdout.some((l) => l.text.includes('"text":"One'))).toBe(true),
+  // codex's first message chunk may be its own warning, sent before any model call, and it forwards each streamed
+  // piece from a thread of its own (a cancel after the first can overtake the second): wait for the model's
+  // second piece, the last the stand-in sends before its stream stays open.
+  cancelAfter: (acp) => expect.poll(() => acp.stdout.some((l) => l.text.includes('"text":" two'))).toBe(true),
 });
 
 test('quirk: a session starts in the mode that asks the client, not an auto-review model call', async ({

@@ -55,6 +55,11 @@ export const INIT_AGENTS: Record<string, InitAgent> = {
     project: 'codex',
     keyEnv: 'OPENAI_API_KEY',
     wire: 'OpenAI Responses',
+    suite: [
+      '// codex forwards each streamed piece from a thread of its own: a cancel sent after the first piece can',
+      '// overtake the second, so the cancel waits for two.',
+      "cancelAfter: ['agent_message_chunk', 'agent_message_chunk'],",
+    ],
   },
   'copilot-cli': {
     profile: agents.copilotCli,

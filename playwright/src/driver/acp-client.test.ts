@@ -303,6 +303,28 @@ fixtures.describe('cancel and kill points of a prompt, as a scenario has them', 
     },
   );
 
+  fixtures(
+    'waitForUpdate with a count waits for the second message chunk, counting the turn has had, before a cancel',
+    async ({ acp }) => {
+      await acp.initialize();
+      await acp.newSession();
+      // Two pieces 300 ms apart, then the stream stays open: a cancel after the first would race the second.
+      const turn = acp.promptInFlight('chunks=2 gapMs=300 then=wait');
+      await acp.waitForUpdate('agent_message_chunk');
+      const second = await acp.waitForUpdate('agent_message_chunk', { count: 2 });
+      expect(second.content).toEqual({ type: 'text', text: 'chunk 2' });
+      // Asked again once both are in: resolved from the turn's own updates, nothing more awaited.
+      expect((await acp.waitForUpdate('agent_message_chunk', { count: 2 })).content).toEqual(second.content);
+      await acp.cancel();
+      const r = await turn;
+      expect(r).toMatchObject({ stopReason: 'cancelled', text: 'chunk 1chunk 2' });
+      expect(wire(acp.stdout).at(-1).result).toMatchObject({ _meta: { sent: 2 } });
+      expect(() => acp.waitForUpdate('agent_message_chunk', { count: 0 })).toThrow(
+        "waitForUpdate('agent_message_chunk', { count: 0 }): count is a whole number from 1",
+      );
+    },
+  );
+
   fixtures('a cancel point at a permission request answers it cancelled', async ({ acp }) => {
     await acp.initialize();
     await acp.newSession();

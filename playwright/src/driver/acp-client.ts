@@ -522,23 +522,41 @@ export class AcpClient {
   /**
    * Resolves with the first `session/update` of this kind from now on, or one the turn in flight already
    * had: e.g. `await acp.waitForUpdate('agent_message_chunk')` before a cancel, so the turn is under way.
+   * With `count`, the count-th of the turn in flight (those it had included), e.g. the second message chunk
+   * of a stream that stops after two, so a cancel cannot race it.
    */
   waitForUpdate<K extends acp.SessionUpdate['sessionUpdate']>(
     kind: K,
+    opts: { count?: number } = {},
   ): Promise<Extract<acp.SessionUpdate, { sessionUpdate: K }>> {
     type U = Extract<acp.SessionUpdate, { sessionUpdate: K }>;
-    const had = this.turn?.updates.find((u) => u.sessionUpdate === kind);
+    const count = opts.count ?? 1;
+    if (!Number.isInteger(count) || count < 1)
+      throw new Error(`waitForUpdate('${kind}', { count: ${count} }): count is a whole number from 1`);
+    const inTurn = () => (this.turn?.updates ?? []).filter((u) => u.sessionUpdate === kind);
+    const had = inTurn()[count - 1];
     if (had) return Promise.resolve(had as U);
+    let fresh = 0;
     const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
     return this.stepRunner(`wait for ${kind}`, async () => {
       let timer: NodeJS.Timeout | undefined;
       const waiter = { kind, resolve: (_: acp.SessionUpdate) => {} };
       try {
         const update = new Promise<U>((resolve, reject) => {
-          waiter.resolve = (u) => resolve(u as U);
+          waiter.resolve = (u) => {
+            fresh++;
+            if ((this.turn ? inTurn().length : fresh) >= count) resolve(u as U);
+          };
           this.waiters.add(waiter);
           timer = setTimeout(
-            () => reject(new Error(`no ${kind} update from the agent within ${timeoutMs} ms`)),
+            () =>
+              reject(
+                new Error(
+                  count === 1
+                    ? `no ${kind} update from the agent within ${timeoutMs} ms`
+                    : `fewer than ${count} ${kind} updates from the agent within ${timeoutMs} ms`,
+                ),
+              ),
             timeoutMs,
           );
         });

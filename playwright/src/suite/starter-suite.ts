@@ -50,7 +50,8 @@ export interface StarterSuiteOptions {
   settle?: Readonly<Record<string, number>> | ((version: 1 | 2) => Readonly<Record<string, number>>);
   /**
    * What shows the model's stream under way before the cancel: update kinds awaited in turn (default
-   * `['agent_message_chunk']`), or a function for anything else.
+   * `['agent_message_chunk']`; a kind named twice waits for two of it, for a stream that stops after two
+   * pieces), or a function for anything else.
    */
   cancelAfter?: readonly string[] | ((acp: AcpClient) => Promise<void>);
   /** The titles of the tool test's permission requests, by the test's cwd (default: one request, any title). */
@@ -198,7 +199,11 @@ export function starterSuite(opts: StarterSuiteOptions = {}): void {
     // The model's stream is under way (and stays open) when the cancel goes out.
     const under = opts.cancelAfter ?? ['agent_message_chunk'];
     if (typeof under === 'function') await under(acp);
-    else for (const kind of under) await acp.waitForUpdate(kind as 'agent_message_chunk');
+    else
+      for (const [i, kind] of under.entries())
+        await acp.waitForUpdate(kind as 'agent_message_chunk', {
+          count: under.slice(0, i + 1).filter((k) => k === kind).length,
+        });
     await acp.cancel();
     expect((await turn).stopReason).toBe('cancelled');
     await settle(acp);
