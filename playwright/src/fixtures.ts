@@ -261,6 +261,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         profile: agent.profile,
         replayed: model.kind === 'replay',
         recording: httpModel !== undefined && httpModel.record !== 'none',
+        updating: ['all', 'changed'].includes(testInfo.config.updateSnapshots),
         ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
         // The replay plugin's failures (its lines on the agent's stderr): a drifted replay is reported as such,
         // not as the snapshot differences that follow from it.

@@ -13,7 +13,7 @@ import { fileSnapshotStore } from './compare/snapshot-store.js';
 import { mcpSnapshotText, stdoutSnapshotText } from './compare/surfaces.js';
 import { captureWorkspace } from './compare/workspace.js';
 import { noteTestCause } from './coverage/coverage-records.js';
-import { type AcpClient, settleStdout } from './driver/acp-client.js';
+import type { AcpClient } from './driver/acp-client.js';
 import { causeProject, testDirName } from './fixtures.js';
 import { normalizeJsonlText } from './normalize/normalize.js';
 import { attachConversation } from './report/conversation.js';
@@ -29,10 +29,7 @@ export async function acpSnapshotTexts(
       "toMatchAcpSnapshot: pass the `acp` fixture (it knows the test's roots and the agent profile)",
     );
   // close() settled before it closed stdin; an agent still running may yet send its late notifications.
-  if (acp.running) {
-    await acp.awaitAnytimeUpdates();
-    await settleStdout(acp, s.profile.settleMs ?? 0);
-  }
+  if (acp.running) await acp.awaitLateNotifications();
   const stdout = stdoutSnapshotText(acp.stdout, s.roots, s.profile.normalize);
   const workspace = await captureWorkspace({
     roots: s.roots,

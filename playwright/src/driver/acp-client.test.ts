@@ -207,6 +207,34 @@ fixtures.describe('an agent whose session-level updates come after the response,
   }
 });
 
+fixtures.describe('an agent whose late notifications are of no kind its profile names', () => {
+  // No anytime updates and no settleMs: only the snapshot's length says that more is coming.
+  fixtures.use({ agentProfile: { command: [process.execPath, FAKE, 'late-updates'] } });
+
+  fixtures(
+    'close() in a replay waits until the stdout holds as many lines as the snapshot, not for a quiet period',
+    async ({ acp }, testInfo) => {
+      const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+      await mkdir(dirname(snapshot), { recursive: true });
+      // initialize, session/new and the prompt's responses, then the two updates 300 and 450 ms after it.
+      await writeFile(snapshot, '{}\n'.repeat(5));
+      try {
+        await acp.initialize();
+        await acp.newSession();
+        expect((await acp.prompt('title,commands')).stopReason).toBe('end_turn');
+        expect(acp.stdout).toHaveLength(3);
+        expect(await acp.close()).toBe(true);
+        expect(acp.stdout.map((l) => JSON.parse(l.text).params?.update?.sessionUpdate).slice(3)).toEqual([
+          'session_info_update',
+          'available_commands_update',
+        ]);
+      } finally {
+        await rm(dirname(snapshot), { recursive: true, force: true });
+      }
+    },
+  );
+});
+
 fixtures.describe('an HTTP model replay that fails, and a stdout that differs with it', () => {
   fixtures.use({
     agentProfile: { command: [process.execPath, FAKE, 'model'], env: { MODEL_URL: '{{modelBaseUrl}}' } },

@@ -77,7 +77,7 @@ export interface AcpClientOptions {
   requestTimeoutMs?: number;
   /** The time the whole run must end by: every wait races it, and the exit grace period is cut to it. */
   deadline?: Deadline;
-  /** How long close() waits for the anytime updates the stdout snapshot holds (default ANYTIME_DEADLINE_MS). */
+  /** How long close() waits for what the stdout snapshot holds (default ANYTIME_DEADLINE_MS). */
   anytimeDeadlineMs?: number;
   step?: StepRunner;
   /** What `expect(acp).toMatchAcpSnapshot()` needs besides the wire: set by the `acp` fixture. */
@@ -94,16 +94,18 @@ export interface SnapshotContext {
   replayed?: boolean;
   /** The model's calls are being recorded: the snapshots are rewritten from this run, as the recording is. */
   recording?: boolean;
+  /** The snapshots are rewritten from this run (`--update-snapshots`): nothing to wait for but a quiet stdout. */
+  updating?: boolean;
   /**
    * The stdout snapshot the run will be compared with: before stdin closes, a run that is not recording waits
-   * until as many of each of the profile's anytime updates have arrived as the snapshot holds.
+   * for what it holds (see `awaitLateNotifications`).
    */
   expectedStdout?: string;
   /** The model replay's failure so far (an HTTP model's verdict), reported before any snapshot difference. */
   modelReplayFailure?: () => string | undefined;
 }
 
-/** How long close() waits at most for the anytime updates the snapshot holds (then the comparison names what is missing). */
+/** How long close() waits at most for what the stdout snapshot holds (then the comparison names what is missing). */
 export const ANYTIME_DEADLINE_MS = 10_000;
 
 /**
@@ -186,8 +188,8 @@ export class AcpClient {
   private readonly exchange = new Exchange();
   private turn: Turn | undefined;
   private readonly waiters = new Set<{ kind: string; resolve: (u: acp.SessionUpdate) => void }>();
-  /** Called on every session/update notification, of any session. */
-  private readonly updateListeners = new Set<() => void>();
+  /** Called after each stdout line of any process is kept. */
+  private readonly lineListeners = new Set<() => void>();
   /** Resolves once the latest prompt request is queued on the connection. */
   private promptSent: Promise<void> | undefined;
   private current: AgentProcess | undefined;
@@ -267,7 +269,14 @@ export class AcpClient {
     await this.reported('spawn agent', async () => {
       const p = new AgentProcess(
         this.processes.length,
-        { command: this.opts.command, env: this.opts.env, processCwd: this.opts.cwd },
+        {
+          command: this.opts.command,
+          env: this.opts.env,
+          processCwd: this.opts.cwd,
+          onLine: () => {
+            for (const l of [...this.lineListeners]) l();
+          },
+        },
         this.stdout,
         this.app,
         this.sent,
@@ -586,27 +595,33 @@ export class AcpClient {
 
   /** Closes stdin and waits for the agent to exit; true when it exited within the grace period. */
   async close(): Promise<boolean> {
-    // Notifications the agent sends after its last response are part of the run: those the recording saw
-    // (a condition), then the profile's settle wait.
-    await this.awaitAnytimeUpdates();
-    await settleStdout(this, this.opts.snapshot?.profile.settleMs ?? 0);
+    await this.awaitLateNotifications();
     if (this.negotiation?.version === 2) this.problems.push(...v2WireProblems(this.stdout));
     return this.reported('close stdin and await exit', () => this.closeCurrent());
   }
 
   /**
-   * Waits until the profile's anytime updates have arrived as many times each as the stdout snapshot holds
-   * (they may come after the last response, in any order), until the process exits, or ANYTIME_DEADLINE_MS.
+   * Notifications the agent sends after its last response are part of the run. A run compared with a stdout
+   * snapshot (not recording, not rewriting it) waits for what the snapshot holds: each of the profile's anytime
+   * updates as many times, and as many lines in all (they may come after the last response, in any order), until
+   * the process exits or ANYTIME_DEADLINE_MS pass (then the comparison names what is missing). A run that writes
+   * the snapshot, or has none yet, waits until the stdout has been quiet for the profile's `settleMs`.
    */
-  async awaitAnytimeUpdates(): Promise<void> {
+  async awaitLateNotifications(): Promise<void> {
     const s = this.opts.snapshot;
-    const kinds = s?.profile.normalize?.anytimeUpdates ?? [];
     const running = this.current;
-    if (!s?.expectedStdout || s.recording || kinds.length === 0 || !running) return;
-    const expected = await readFile(s.expectedStdout, 'utf8').catch(() => undefined);
-    if (expected === undefined) return;
-    const want = anytimeCounts(expected.split('\n'), kinds);
+    if (!running) return;
+    const expected =
+      s?.expectedStdout && !s.recording && !s.updating
+        ? await readFile(s.expectedStdout, 'utf8').catch(() => undefined)
+        : undefined;
+    if (expected === undefined) return settleStdout(this, s?.profile.settleMs ?? 0);
+    const lines = expected.split('\n').filter((l) => l !== '');
+    const kinds = s?.profile.normalize?.anytimeUpdates ?? [];
+    const want = anytimeCounts(lines, kinds);
+    // The snapshot's lines are the stdout's, one for one (normalized, or dropped by the profile's rules).
     const arrived = () => {
+      if (this.stdout.length < lines.length) return false;
       const seen = anytimeCounts(
         this.stdout.map((l) => l.text),
         kinds,
@@ -619,12 +634,12 @@ export class AcpClient {
     await Promise.race([
       new Promise<void>((resolve) => {
         check = () => arrived() && resolve();
-        this.updateListeners.add(check);
+        this.lineListeners.add(check);
         timer = setTimeout(resolve, this.opts.anytimeDeadlineMs ?? ANYTIME_DEADLINE_MS);
       }),
       running.exited,
     ]);
-    this.updateListeners.delete(check);
+    this.lineListeners.delete(check);
     clearTimeout(timer);
   }
 
@@ -725,7 +740,6 @@ export class AcpClient {
   }
 
   private onUpdate(params: acp.SessionNotification): void {
-    for (const l of [...this.updateListeners]) l();
     if (params.sessionId === this.sessionId || this.sessions.some((s) => s.sessionId === params.sessionId))
       this.exchange.update(params.update);
     const turn = this.turn;

@@ -48,6 +48,8 @@ export interface SpawnOptions {
   command: readonly string[];
   env: Record<string, string>;
   processCwd: string;
+  /** Called after each stdout line is kept (before the SDK reads it). */
+  onLine?: () => void;
 }
 
 /** One running agent process with its ACP client connection. */
@@ -57,6 +59,7 @@ export class AgentProcess {
   private readonly sent: StdoutLine[] | undefined;
   stderr = '';
   readonly started = Date.now();
+  private readonly onLine: (() => void) | undefined;
   exitedAt = 0;
   exit: number | string | null = null;
   readonly exited: Promise<void>;
@@ -79,6 +82,7 @@ export class AgentProcess {
   ) {
     this.lines = lines;
     this.sent = sent;
+    this.onLine = opts.onLine;
     this.broken = new Promise<never>((_, reject) => {
       this.breakWith = reject;
     });
@@ -127,6 +131,7 @@ export class AgentProcess {
     const take = (bytes: Buffer<ArrayBufferLike>) => {
       const text = bytes.toString('utf8');
       this.lines.push({ text, process: this.index });
+      this.onLine?.();
       // Decoding would turn bad bytes into U+FFFD silently, and the snapshot would record the damage.
       const bad = findInvalidUtf8(bytes);
       if (bad) {
