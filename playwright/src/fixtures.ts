@@ -262,7 +262,10 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         replayed: model.kind === 'replay',
         recording: httpModel !== undefined && httpModel.record !== 'none',
         updating: ['all', 'changed'].includes(testInfo.config.updateSnapshots),
-        ...(httpModel && { modelReplayFailure: () => httpModel.replayFailure() }),
+        ...(httpModel && {
+          modelReplayFailure: () => httpModel.replayFailure(),
+          awaitingModelCalls: () => httpModel.awaitingCalls(),
+        }),
         // The replay plugin's failures (its lines on the agent's stderr): a drifted replay is reported as such,
         // not as the snapshot differences that follow from it.
         ...(model.kind === 'replay' && {

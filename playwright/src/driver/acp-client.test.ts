@@ -6,6 +6,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { startModelServer, writeExchangeLog } from '@acp-snapshot/model-http';
+import { startFakeUpstream } from '@acp-snapshot/model-http/testing';
 import { test as fixtures } from '../fixtures.js';
 import { acpSnapshotTexts, expect, fileName } from '../matchers.js';
 import { REPO_ROOT } from '../scenario/corpus.js';
@@ -228,6 +230,57 @@ fixtures.describe('an agent whose late notifications are of no kind its profile 
           'session_info_update',
           'available_commands_update',
         ]);
+      } finally {
+        await rm(dirname(snapshot), { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+fixtures.describe('an agent that calls its model after the turn, writing nothing', () => {
+  const PROMPT = 'later a title for this session';
+  fixtures.use({
+    agentProfile: { command: [process.execPath, FAKE, 'model'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    // The recording: the call the agent makes, as it makes it (Node's fetch, the same body).
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    model: async ({}, use, testInfo) => {
+      const up = await startFakeUpstream({ deltas: ['A title'] });
+      const rec = await startModelServer({ mode: 'record', upstream: { baseUrl: up.url } });
+      try {
+        const r = await fetch(`${rec.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: PROMPT }] }),
+        });
+        await r.text();
+      } finally {
+        await rec.close();
+        await up.close();
+      }
+      const exchanges = testInfo.outputPath('recorded', 'exchanges.jsonl');
+      await mkdir(dirname(exchanges), { recursive: true });
+      writeExchangeLog(exchanges, rec.exchanges, {
+        sidecarsDir: testInfo.outputPath('recorded', 'sidecars'),
+      });
+      await use({ kind: 'http', exchanges });
+    },
+  });
+
+  fixtures(
+    'close() in a replay waits until the recorded model calls have been made',
+    async ({ acp, httpModel }, testInfo) => {
+      const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
+      await mkdir(dirname(snapshot), { recursive: true });
+      try {
+        await acp.initialize();
+        await acp.newSession();
+        expect((await acp.prompt(PROMPT)).stopReason).toBe('end_turn');
+        // Everything the snapshot holds has come: the responses of initialize, session/new and the prompt.
+        await writeFile(snapshot, acp.stdout.map((l) => `${l.text}\n`).join(''));
+        expect(httpModel!.calls).toBe(0);
+        expect(await acp.close()).toBe(true);
+        expect(httpModel!.calls).toBe(1);
+        expect(httpModel!.replayFailure()).toBeUndefined();
       } finally {
         await rm(dirname(snapshot), { recursive: true, force: true });
       }

@@ -101,6 +101,8 @@ export interface SnapshotContext {
    * for what it holds (see `awaitLateNotifications`).
    */
   expectedStdout?: string;
+  /** Whether the replayed model still waits for recorded calls (an HTTP model's background calls after the turn). */
+  awaitingModelCalls?: () => boolean;
   /** The model replay's failure so far (an HTTP model's verdict), reported before any snapshot difference. */
   modelReplayFailure?: () => string | undefined;
 }
@@ -601,11 +603,12 @@ export class AcpClient {
   }
 
   /**
-   * Notifications the agent sends after its last response are part of the run. A run compared with a stdout
-   * snapshot (not recording, not rewriting it) waits for what the snapshot holds: each of the profile's anytime
-   * updates as many times, and as many lines in all (they may come after the last response, in any order), until
-   * the process exits or ANYTIME_DEADLINE_MS pass (then the comparison names what is missing). A run that writes
-   * the snapshot, or has none yet, waits until the stdout has been quiet for the profile's `settleMs`.
+   * Notifications the agent sends after its last response are part of the run, and so are the model calls it
+   * makes after the turn. A run compared with a stdout snapshot (not recording, not rewriting it) waits for what
+   * the recording holds: each of the profile's anytime updates as many times as the snapshot, as many lines in all
+   * (they may come after the last response, in any order), and every recorded model call requested, until the
+   * process exits or ANYTIME_DEADLINE_MS pass (then the comparison names what is missing). A run that writes the
+   * snapshot, or has none yet, waits until the stdout has been quiet for the profile's `settleMs`.
    */
   async awaitLateNotifications(): Promise<void> {
     const s = this.opts.snapshot;
@@ -621,7 +624,7 @@ export class AcpClient {
     const want = anytimeCounts(lines, kinds);
     // The snapshot's lines are the stdout's, one for one (normalized, or dropped by the profile's rules).
     const arrived = () => {
-      if (this.stdout.length < lines.length) return false;
+      if (this.stdout.length < lines.length || s?.awaitingModelCalls?.()) return false;
       const seen = anytimeCounts(
         this.stdout.map((l) => l.text),
         kinds,
@@ -631,16 +634,20 @@ export class AcpClient {
     if (arrived()) return;
     let check!: () => void;
     let timer: NodeJS.Timeout | undefined;
+    let poll: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise<void>((resolve) => {
         check = () => arrived() && resolve();
         this.lineListeners.add(check);
+        // A model call writes nothing to stdout: the model server is asked again until it has had them all.
+        if (s?.awaitingModelCalls) poll = setInterval(check, 20);
         timer = setTimeout(resolve, this.opts.anytimeDeadlineMs ?? ANYTIME_DEADLINE_MS);
       }),
       running.exited,
     ]);
     this.lineListeners.delete(check);
     clearTimeout(timer);
+    clearInterval(poll);
   }
 
   /** SIGKILLs the process group of every process of the client, now. */

@@ -96,6 +96,11 @@ export interface HttpModel {
    * data (the failure's cause is keyed by it), or undefined when the replay has not drifted.
    */
   replayDrift(): ReplayDrift | undefined;
+  /**
+   * Replay: whether recorded exchanges are still waiting for their request (an agent's background call after the
+   * turn, a title or a memory), while nothing has gone wrong; false once a request matched nothing.
+   */
+  awaitingCalls(): boolean;
 }
 
 /** The record mode of a source in this run: ACP_SNAPSHOT_RECORD_MODE's, else the source's, else `none`. */
@@ -198,6 +203,11 @@ export async function startHttpModel(
     },
     replayDrift() {
       return record === 'none' ? server.verdict().drift : undefined;
+    },
+    awaitingCalls() {
+      if (record !== 'none') return false;
+      const kinds = server.verdict().failures.map((f) => f.kind);
+      return kinds.includes('unused') && !kinds.includes('unmatched');
     },
     async finish() {
       const verdict = await stop();

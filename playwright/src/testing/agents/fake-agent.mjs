@@ -6,7 +6,7 @@
 // detached `sleep 300` in its cwd, a process group of its own, then exits 3 mid-turn), "latin1" (writes a
 // JSON notification encoded as Latin-1, not UTF-8), "journal" and "packed" (persist a session log under
 // ACP_SNAPSHOT_PERSIST_ROOT through session-log's appender, closed at exit without / with its compaction),
-// "model" and "model-ids" (one chat call to MODEL_URL; "model-ids" with
+// "model" and "model-ids" (one chat call to MODEL_URL, after the turn for a prompt "later ..."; "model-ids" with
 // a random cache key, user id and session id in it), "echo" (declares images and embedded context, sends each prompt's content blocks back as one message
 // chunk), "config" (sends back the text of the file named by ACP_SNAPSHOT_AGENT_CONFIG; one holding
 // {"fail": true} makes it exit 1 at startup naming the file), "turns" (each prompt's text says what the
@@ -250,6 +250,17 @@ const app = acp
           ? { prompt_cache_key: randomUUID(), metadata: { user_id: `user-${randomUUID()}` } }
           : {};
       const text = String(params.prompt[0]?.text ?? '');
+      const call = () =>
+        fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: text }] }),
+        });
+      // "later ...": the turn ends at once and the call goes out 300 ms after, writing nothing (a title call).
+      if (text.startsWith('later ')) {
+        setTimeout(() => call().then((r) => r.text()), 300);
+        return { stopReason: 'end_turn' };
+      }
       const r = await fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
