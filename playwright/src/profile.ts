@@ -26,8 +26,8 @@ export interface AgentProfile {
   /**
    * After the last response, wait until the agent has written nothing for this long (ms) before a snapshot is
    * taken: for agents that send notifications (e.g. `available_commands_update`) after a response. Default 0.
-   * Only where the run writes its stdout snapshot (a recording, `--update-snapshots`, a first run): a run
-   * compared with one waits for as many lines as it holds instead (decision 0043).
+   * A run compared with a stdout snapshot ends it early once the stdout holds as many lines as the snapshot
+   * and the replayed model has had every recorded call (decision 0043).
    */
   settleMs?: number;
   /** The client capabilities declared in initialize (default: fs read and write, no terminal). */

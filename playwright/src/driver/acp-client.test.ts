@@ -210,11 +210,11 @@ fixtures.describe('an agent whose session-level updates come after the response,
 });
 
 fixtures.describe('an agent whose late notifications are of no kind its profile names', () => {
-  // No anytime updates and no settleMs: only the snapshot's length says that more is coming.
-  fixtures.use({ agentProfile: { command: [process.execPath, FAKE, 'late-updates'] } });
+  // No anytime updates, and a quiet period longer than the test's timeout: only the snapshot's length ends the wait.
+  fixtures.use({ agentProfile: { command: [process.execPath, FAKE, 'late-updates'], settleMs: 60_000 } });
 
   fixtures(
-    'close() in a replay waits until the stdout holds as many lines as the snapshot, not for a quiet period',
+    "close() in a replay ends the profile's quiet period once the stdout holds as many lines as the snapshot",
     async ({ acp }, testInfo) => {
       const snapshot = testInfo.snapshotPath(fileName(testInfo.title), 'stdout.jsonl');
       await mkdir(dirname(snapshot), { recursive: true });
@@ -240,7 +240,12 @@ fixtures.describe('an agent whose late notifications are of no kind its profile 
 fixtures.describe('an agent that calls its model after the turn, writing nothing', () => {
   const PROMPT = 'later a title for this session';
   fixtures.use({
-    agentProfile: { command: [process.execPath, FAKE, 'model'], env: { MODEL_URL: '{{modelBaseUrl}}' } },
+    // A quiet period longer than the test's timeout: only the recording's calls, all made, end the wait.
+    agentProfile: {
+      command: [process.execPath, FAKE, 'model'],
+      env: { MODEL_URL: '{{modelBaseUrl}}' },
+      settleMs: 60_000,
+    },
     // The recording: the call the agent makes, as it makes it (Node's fetch, the same body).
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
     model: async ({}, use, testInfo) => {

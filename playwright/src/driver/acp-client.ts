@@ -604,50 +604,50 @@ export class AcpClient {
 
   /**
    * Notifications the agent sends after its last response are part of the run, and so are the model calls it
-   * makes after the turn. A run compared with a stdout snapshot (not recording, not rewriting it) waits for what
-   * the recording holds: each of the profile's anytime updates as many times as the snapshot, as many lines in all
-   * (they may come after the last response, in any order), and every recorded model call requested, until the
-   * process exits or ANYTIME_DEADLINE_MS pass (then the comparison names what is missing). A run that writes the
-   * snapshot, or has none yet, waits until the stdout has been quiet for the profile's `settleMs`.
+   * makes after the turn. A run compared with a stdout snapshot (not recording, not rewriting it) first waits for
+   * the profile's anytime updates as many times as the snapshot holds them (they may come after the last response,
+   * in any order), until the process exits or ANYTIME_DEADLINE_MS pass (then the comparison names what is
+   * missing). Then, as every run does, for the profile's `settleMs` of quiet stdout, except that a compared run
+   * stops waiting as soon as everything the recording holds is in: as many lines as the snapshot and every
+   * recorded model call requested (decision 0043).
    */
   async awaitLateNotifications(): Promise<void> {
     const s = this.opts.snapshot;
     const running = this.current;
     if (!running) return;
+    const settleMs = s?.profile.settleMs ?? 0;
     const expected =
       s?.expectedStdout && !s.recording && !s.updating
         ? await readFile(s.expectedStdout, 'utf8').catch(() => undefined)
         : undefined;
-    if (expected === undefined) return settleStdout(this, s?.profile.settleMs ?? 0);
+    if (expected === undefined) return settleStdout(this, settleMs);
     const lines = expected.split('\n').filter((l) => l !== '');
     const kinds = s?.profile.normalize?.anytimeUpdates ?? [];
     const want = anytimeCounts(lines, kinds);
-    // The snapshot's lines are the stdout's, one for one (normalized, or dropped by the profile's rules).
-    const arrived = () => {
-      if (this.stdout.length < lines.length || s?.awaitingModelCalls?.()) return false;
+    const anytimeArrived = () => {
       const seen = anytimeCounts(
         this.stdout.map((l) => l.text),
         kinds,
       );
       return [...want].every(([kind, n]) => (seen.get(kind) ?? 0) >= n);
     };
-    if (arrived()) return;
-    let check!: () => void;
-    let timer: NodeJS.Timeout | undefined;
-    let poll: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        check = () => arrived() && resolve();
-        this.lineListeners.add(check);
-        // A model call writes nothing to stdout: the model server is asked again until it has had them all.
-        if (s?.awaitingModelCalls) poll = setInterval(check, 20);
-        timer = setTimeout(resolve, this.opts.anytimeDeadlineMs ?? ANYTIME_DEADLINE_MS);
-      }),
-      running.exited,
-    ]);
-    this.lineListeners.delete(check);
-    clearTimeout(timer);
-    clearInterval(poll);
+    // The snapshot's lines are the stdout's, one for one (normalized); a model call writes nothing to stdout.
+    const complete = () => this.stdout.length >= lines.length && !s?.awaitingModelCalls?.();
+    if (!anytimeArrived()) {
+      let check!: () => void;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          check = () => anytimeArrived() && resolve();
+          this.lineListeners.add(check);
+          timer = setTimeout(resolve, this.opts.anytimeDeadlineMs ?? ANYTIME_DEADLINE_MS);
+        }),
+        running.exited,
+      ]);
+      this.lineListeners.delete(check);
+      clearTimeout(timer);
+    }
+    await settleStdout(this, settleMs, complete);
   }
 
   /** SIGKILLs the process group of every process of the client, now. */
@@ -891,11 +891,28 @@ export class AcpRequestError extends Error {
 /**
  * Waits until the agent has written nothing to stdout for `ms`: the quiet period a profile declares for
  * notifications that arrive after a response (there is no event to wait for: the agent may send nothing).
+ * With `done`, it also ends as soon as `done()` holds (checked every 20 ms and on each line).
  */
-export async function settleStdout(acp: Pick<AcpClient, 'stdout'>, ms: number): Promise<void> {
+export async function settleStdout(
+  acp: Pick<AcpClient, 'stdout'>,
+  ms: number,
+  done?: () => boolean,
+): Promise<void> {
   if (ms <= 0) return;
-  for (let seen = -1; seen !== acp.stdout.length; ) {
-    seen = acp.stdout.length;
-    await new Promise((r) => setTimeout(r, ms));
+  if (!done) {
+    for (let seen = -1; seen !== acp.stdout.length; ) {
+      seen = acp.stdout.length;
+      await new Promise((r) => setTimeout(r, ms));
+    }
+    return;
+  }
+  let seen = acp.stdout.length;
+  let quietSince = Date.now();
+  while (!done()) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (acp.stdout.length !== seen) {
+      seen = acp.stdout.length;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= ms) return;
   }
 }
