@@ -260,19 +260,36 @@ test('unused recorded exchanges fail the verdict, unless the optional matcher ex
     const { path, body } = requestFor('openai-chat', turn(CWD_A, DAY_A, true, prompt));
     await rawRequest(rec.url, 'POST', path, JSON.stringify(body));
   }
+  expect(rec.awaitingCalls()).toBe(false);
   const { path, body } = requestFor('openai-chat', turn(CWD_A, DAY_A, true, 'the turn'));
   const strict = await server({ mode: 'replay', exchanges: rec.exchanges });
+  expect(strict.awaitingCalls()).toBe(true);
   await rawRequest(strict.url, 'POST', path, JSON.stringify(body));
+  // The background call is still to come: a harness waits for it before it ends the agent.
+  expect(strict.awaitingCalls()).toBe(true);
   expect(strict.verdict().failures).toEqual([
     { kind: 'unused', index: 1, method: 'POST', path: '/v1/chat/completions' },
   ]);
+  const memory = requestFor('openai-chat', turn(CWD_A, DAY_A, true, 'memory extraction'));
+  await rawRequest(strict.url, 'POST', memory.path, JSON.stringify(memory.body));
+  expect(strict.awaitingCalls()).toBe(false);
+  expect(strict.verdict().ok).toBe(true);
+
+  // Once a request matched nothing, nothing more is awaited: the replay has failed already.
+  const drifted = await server({ mode: 'replay', exchanges: rec.exchanges });
+  const other = requestFor('openai-chat', turn(CWD_A, DAY_A, true, 'another prompt'));
+  await rawRequest(drifted.url, 'POST', other.path, JSON.stringify(other.body));
+  expect(drifted.awaitingCalls()).toBe(false);
 
   const lenient = await server({
     mode: 'replay',
     exchanges: rec.exchanges,
     optional: (ex) => JSON.stringify(ex.request.body).includes('memory extraction'),
   });
+  expect(lenient.awaitingCalls()).toBe(true);
   await rawRequest(lenient.url, 'POST', path, JSON.stringify(body));
+  // An optional call may never come: nothing is awaited for it.
+  expect(lenient.awaitingCalls()).toBe(false);
   expect(lenient.verdict().ok).toBe(true);
 });
 

@@ -67,6 +67,11 @@ export interface ModelServer {
    * that never fired.
    */
   verdict(options?: VerdictOptions): Verdict;
+  /**
+   * Replay: whether a recorded exchange (not an optional one) still waits for its request while every request
+   * so far matched one: an agent's call after its turn is yet to come. Cheap enough to poll.
+   */
+  awaitingCalls(): boolean;
 }
 
 /** Starts a record or replay server on 127.0.0.1 and an ephemeral port. */
@@ -188,6 +193,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       all.push(...faults.unfired());
       const mode = options.mode === 'replay' ? 'replay' : 'record';
       return makeVerdict(all, calls, mode, { ...options.verdict, ...extra });
+    },
+    awaitingCalls() {
+      if (!replay || record || failures.some((f) => f.kind === 'unmatched')) return false;
+      return replay.used.some((used, i) => !used && !options.optional?.(replay!.exchanges[i]!, i));
     },
   };
 }

@@ -891,21 +891,14 @@ export class AcpRequestError extends Error {
 /**
  * Waits until the agent has written nothing to stdout for `ms`: the quiet period a profile declares for
  * notifications that arrive after a response (there is no event to wait for: the agent may send nothing).
- * With `done`, it also ends as soon as `done()` holds (checked every 20 ms and on each line).
+ * With `done`, it also ends as soon as `done()` holds (checked every 20 ms).
  */
 export async function settleStdout(
   acp: Pick<AcpClient, 'stdout'>,
   ms: number,
-  done?: () => boolean,
+  done: () => boolean = () => false,
 ): Promise<void> {
   if (ms <= 0) return;
-  if (!done) {
-    for (let seen = -1; seen !== acp.stdout.length; ) {
-      seen = acp.stdout.length;
-      await new Promise((r) => setTimeout(r, ms));
-    }
-    return;
-  }
   let seen = acp.stdout.length;
   let quietSince = Date.now();
   while (!done()) {

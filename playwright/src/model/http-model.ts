@@ -205,9 +205,7 @@ export async function startHttpModel(
       return record === 'none' ? server.verdict().drift : undefined;
     },
     awaitingCalls() {
-      if (record !== 'none') return false;
-      const kinds = server.verdict().failures.map((f) => f.kind);
-      return kinds.includes('unused') && !kinds.includes('unmatched');
+      return record === 'none' && server.awaitingCalls();
     },
     async finish() {
       const verdict = await stop();

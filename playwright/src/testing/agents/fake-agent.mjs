@@ -250,31 +250,19 @@ const app = acp
           ? { prompt_cache_key: randomUUID(), metadata: { user_id: `user-${randomUUID()}` } }
           : {};
       const text = String(params.prompt[0]?.text ?? '');
+      const content = mode === 'model-ids' ? `${text} (session ${randomUUID()})` : text;
       const call = () =>
         fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: text }] }),
+          body: JSON.stringify({ model: 'fake', ...volatile, messages: [{ role: 'user', content }] }),
         });
       // "later ...": the turn ends at once and the call goes out 300 ms after, writing nothing (a title call).
       if (text.startsWith('later ')) {
         setTimeout(() => call().then((r) => r.text()), 300);
         return { stopReason: 'end_turn' };
       }
-      const r = await fetch(`${process.env.MODEL_URL}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'fake',
-          ...volatile,
-          messages: [
-            {
-              role: 'user',
-              content: mode === 'model-ids' ? `${text} (session ${randomUUID()})` : text,
-            },
-          ],
-        }),
-      });
+      const r = await call();
       const body = await r.text();
       await say(
         client,
