@@ -37,3 +37,15 @@ test('the guard and the scrubber are one: a text has finds exactly when scrubbin
     expect(scrub(scrubbed, alice)).toBe(scrubbed);
   }
 });
+
+test('a text scrubbed once is scrubbed again by its own secrets: the same text under other secrets, or none, gets its own answer', () => {
+  const text = 'raw s3cr3t-value from /home/alice';
+  const bob = { values: ['from /home'], home: '/home/bob', user: 'bob' };
+  for (let round = 0; round < 2; round++) {
+    expect(scrub(text, alice)).toBe('raw [redacted-key] from {{realHome}}');
+    expect(scrub(text)).toBe('raw s3cr3t-value from /home/someone');
+    expect(scrub(text, bob)).toBe('raw s3cr3t-value [redacted-key]/someone');
+    // An equal set of secrets in another object answers as the first did.
+    expect(scrub(text, { ...alice })).toBe('raw [redacted-key] from {{realHome}}');
+  }
+});

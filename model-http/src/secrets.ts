@@ -293,13 +293,49 @@ export function findSecrets(text: string, secrets: Secrets = {}): SecretFind[] {
  * `{{user}}`, `/home/someone`...). A text is clean when this returns it unchanged: the guards' one test.
  */
 export function scrub(text: string, secrets: Secrets = {}): string {
+  const memo = text.length <= SCRUB_MEMO_MAX_TEXT ? scrubMemoFor(secrets) : undefined;
+  const hit = memo?.get(text);
+  if (hit !== undefined) return hit;
   const finds = findSecrets(text, secrets);
-  if (finds.length === 0) return text;
-  let out = '';
-  let at = 0;
-  for (const f of finds) {
-    out += text.slice(at, f.start) + f.replacement;
-    at = f.end;
+  let out = finds.length === 0 ? text : '';
+  if (finds.length > 0) {
+    let at = 0;
+    for (const f of finds) {
+      out += text.slice(at, f.start) + f.replacement;
+      at = f.end;
+    }
+    out += text.slice(at);
   }
-  return out + text.slice(at);
+  if (memo) {
+    scrubMemoChars += text.length;
+    if (scrubMemoChars > SCRUB_MEMO_MAX_CHARS) {
+      scrubMemo.clear();
+      scrubMemoChars = text.length;
+    }
+    scrubMemoFor(secrets).set(text, out);
+  }
+  return out;
+}
+
+// An agent sends its system prompt and tool schemas with every model call, and every test of a worker sends the
+// same ones: scrub() scans each text once per process (the rules build their expressions at each scan), its
+// answers kept per set of secrets, up to SCRUB_MEMO_MAX_CHARS characters of text in all.
+const SCRUB_MEMO_MAX_TEXT = 1 << 16;
+const SCRUB_MEMO_MAX_CHARS = 1 << 25;
+const scrubMemo = new Map<string, Map<string, string>>();
+const secretsKeys = new WeakMap<Secrets, string>();
+let scrubMemoChars = 0;
+
+function scrubMemoFor(secrets: Secrets): Map<string, string> {
+  let key = secretsKeys.get(secrets);
+  if (key === undefined) {
+    key = JSON.stringify([secrets.values ?? [], secrets.home ?? null, secrets.user ?? null]);
+    secretsKeys.set(secrets, key);
+  }
+  let memo = scrubMemo.get(key);
+  if (!memo) {
+    memo = new Map();
+    scrubMemo.set(key, memo);
+  }
+  return memo;
 }
