@@ -226,6 +226,7 @@ export const test = base.extend<AcpOptions & AcpFixtures, AcpWorkerFixtures>({
         persistRoot: roots.persistRoot,
         spillRoot: roots.spillRoot,
         home: roots.home,
+        tmp: roots.tmp,
         roots: agentRoots(roots),
         ...modelEnv(model),
       }),

@@ -41,5 +41,8 @@ test('quirk: only the harness model is offered, and message ids are random', asy
   // profile's lockfile says it is there: a replay must reach no network, so no npm cache and no package.
   expect(existsSync(join(roots.home, '.npm')), "an npm cache in the agent's HOME").toBe(false);
   expect(readdirSync(join(roots.home, '.config/opencode/node_modules'))).toEqual(['.package-lock.json']);
+  // Compiled with Bun, OpenCode unpacks a native library (5.6 MB) at each start where BUN_TMPDIR says: the
+  // harness points it beside the test's root, and it goes with the test instead of piling up in the machine's /tmp.
+  expect(readdirSync(roots.tmp).filter((f) => f.endsWith('.so'))).toHaveLength(1);
   await expect(acp).toMatchAcpSnapshot();
 });

@@ -28,6 +28,7 @@ const roots: TestRoots = {
   persistRoot: `${root}/persist`,
   spillRoot: `${root}/spill`,
   home: `${root}/home`,
+  tmp: `${root}.tmp`,
   aliases: { cwd: [`/private${root}/work`] },
 };
 

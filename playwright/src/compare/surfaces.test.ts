@@ -8,6 +8,7 @@ const roots: TestRoots = {
   persistRoot: '/tmp/acp-snap-00000000-aaaaaa/persist',
   spillRoot: '/tmp/acp-snap-00000000-aaaaaa/spill',
   home: '/tmp/acp-snap-00000000-aaaaaa/home',
+  tmp: '/tmp/acp-snap-00000000-aaaaaa.tmp',
   aliases: {},
 };
 

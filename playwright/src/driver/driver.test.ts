@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -143,11 +144,16 @@ test('the agent gets only the contract environment', async () => {
   expect(env.TZ).toBe('UTC');
   // Node's compile cache, shared by every agent process (docs/contract.md).
   expect(env.NODE_COMPILE_CACHE).toBe('/tmp/acp-snapshot-node-compile-cache');
+  // Bun's temporary directory, made beside the test's root and removed with it: an agent compiled with Bun unpacks
+  // its native libraries there at each start, not in the machine's /tmp.
+  expect(env.BUN_TMPDIR).toBe(`${roots.root}.tmp`);
+  expect(existsSync(env.BUN_TMPDIR)).toBe(true);
+  expect(env.TMPDIR).toBeUndefined();
   expect(env.DEEPSEEK_API_KEY).toBeUndefined();
   expect(
     Object.keys(env).filter(
       (k) =>
-        !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$|NODE_COMPILE_CACHE$)/.test(k) &&
+        !/^(ACP_SNAPSHOT_|HOME$|PATH$|LANG$|TZ$|NODE_COMPILE_CACHE$|BUN_TMPDIR$)/.test(k) &&
         k !== 'PWD' &&
         k !== 'SHLVL' &&
         k !== '_',

@@ -112,6 +112,7 @@ test("the model server's address in a persisted session log is a placeholder, as
     persistRoot: `${root}/persist`,
     spillRoot: `${root}/spill`,
     home: `${root}/home`,
+    tmp: `${root}.tmp`,
     aliases: {},
   };
   const text = 'using http://127.0.0.1:40123/v1 (127.0.0.1:40123); port 40123 of 127.0.0.1:401234';

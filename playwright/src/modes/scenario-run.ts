@@ -121,6 +121,7 @@ export async function runCorpusScenario(opts: RunOptions): Promise<RunOutcome> {
     persistRoot: roots.persistRoot,
     spillRoot: roots.spillRoot,
     home: roots.home,
+    tmp: roots.tmp,
     roots: agentRoots(roots),
   };
   if (opts.mode !== 'record') {

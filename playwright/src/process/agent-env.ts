@@ -12,6 +12,8 @@ export interface AgentEnvInput {
   persistRoot: string;
   spillRoot: string;
   home: string;
+  /** The test's temporary directory (`BUN_TMPDIR`): see TestRoots.tmp. */
+  tmp?: string;
   /** The other volatile roots (test root, real home, install directory...), as `ACP_SNAPSHOT_ROOTS`. */
   roots?: Record<string, string>;
   /** The directory of the fixtures' sidecars (replay and refresh), so drift messages can show recorded prompts. */
@@ -45,8 +47,8 @@ export function agentPath(path: string | undefined): string {
 export const AGENT_COMPILE_CACHE = '/tmp/acp-snapshot-node-compile-cache';
 
 /**
- * The scrubbed agent environment: the contract variables plus PATH, LANG, TZ=UTC and Node's compile cache,
- * nothing inherited.
+ * The scrubbed agent environment: the contract variables plus PATH, LANG, TZ=UTC, Node's compile cache and
+ * Bun's temporary directory, nothing inherited.
  */
 export function agentEnv(
   input: AgentEnvInput,
@@ -63,6 +65,9 @@ export function agentEnv(
     TZ: 'UTC',
     NODE_COMPILE_CACHE: AGENT_COMPILE_CACHE,
   };
+  // Not TMPDIR: agents quote os.tmpdir() to their model (OpenCode's system prompt names `/tmp/opencode`), so
+  // moving it would change every recorded request. Bun's own variable moves only what the runtime unpacks.
+  if (input.tmp) env.BUN_TMPDIR = input.tmp;
   if (input.roots && Object.keys(input.roots).length > 0)
     env[CONTRACT_ENV.roots] = JSON.stringify(input.roots);
   if (input.sidecars) env[CONTRACT_ENV.sidecars] = input.sidecars;

@@ -36,6 +36,7 @@ function everyVariable(): string[] {
         persistRoot: '/p',
         spillRoot: '/s',
         home: '/h',
+        tmp: '/r/tmp',
         roots: { root: '/r' },
         sidecars: '/c',
         baseUrl: 'http://127.0.0.1:1',

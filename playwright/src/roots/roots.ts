@@ -19,6 +19,13 @@ export interface TestRoots {
   spillRoot: string;
   /** The agent's HOME. */
   home: string;
+  /**
+   * The agent's temporary directory for a runtime that reads a variable of its own for it (Bun's `BUN_TMPDIR`,
+   * where a compiled agent unpacks its native libraries at each start): `ROOT.tmp`, beside the root, so what lands
+   * there goes with the test's roots instead of piling up in the machine's /tmp, and an agent that lists the root
+   * sees what it always saw.
+   */
+  tmp: string;
   /** Other spellings of the roots (realpath), for normalization. */
   aliases: Record<string, string[]>;
   /** The machine's real home directory (the harness's own HOME), which tool output may show. */
@@ -101,6 +108,7 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
     persistRoot: join(root, 'persist'),
     spillRoot: join(root, 'spill'),
     home: join(root, 'home'),
+    tmp: `${root}.tmp`,
     aliases: {},
     ...machineRoots(opts.replaying),
     ...(opts.install ? { install: opts.install } : {}),
@@ -112,7 +120,9 @@ export async function createTestRoots(scenario: string, opts: RootsOptions = {})
   if (opts.seedDir && existsSync(opts.seedDir))
     await cp(opts.seedDir, work, { recursive: true, verbatimSymlinks: true });
   await Promise.all(
-    [cwd, roots.persistRoot, roots.spillRoot, roots.home].map((d) => mkdir(d, { recursive: true })),
+    [cwd, roots.persistRoot, roots.spillRoot, roots.home, roots.tmp].map((d) =>
+      mkdir(d, { recursive: true }),
+    ),
   );
   const real = await realpath(root);
   if (real !== root) {
@@ -161,7 +171,7 @@ export function agentRoots(r: TestRoots): Record<string, string> {
 
 /** Removes a test's root. */
 export async function removeTestRoots(r: TestRoots): Promise<void> {
-  await rm(r.root, { recursive: true, force: true });
+  await Promise.all([r.root, r.tmp].map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /**

@@ -2,6 +2,7 @@
  * The generated directories of one test's scenario runs: removed when the test passes, kept when it
  * fails so a user can look at what the agent left (workspace, persisted log, spill files, HOME).
  */
+import { rm } from 'node:fs/promises';
 import type { TestInfo } from '@playwright/test';
 import { removeTestRoots, type TestRoots } from './roots.js';
 
@@ -22,6 +23,11 @@ export class RunDirs {
   /** The most recent run's roots, once that run has created them. */
   get latest(): TestRoots | undefined {
     return this.roots.at(-1);
+  }
+
+  /** Removes every tracked root's temporary directory (TestRoots.tmp), keeping the roots. */
+  async removeTemporary(): Promise<void> {
+    await Promise.all(this.roots.map((r) => rm(r.tmp, { recursive: true, force: true })));
   }
 
   /** Removes every tracked root. */
@@ -51,6 +57,8 @@ export async function settleRunDirs(dirs: RunDirs, end: SettleInput): Promise<st
     await dirs.removeAll();
     return [];
   }
+  // What the agent left is kept; what its runtime unpacked (BUN_TMPDIR) is no part of it, and is megabytes.
+  await dirs.removeTemporary();
   const kept = dirs.paths;
   if (kept.length > 0) await end.report(keptMessage(kept), kept);
   return kept;
