@@ -293,28 +293,29 @@ export function findSecrets(text: string, secrets: Secrets = {}): SecretFind[] {
  * `{{user}}`, `/home/someone`...). A text is clean when this returns it unchanged: the guards' one test.
  */
 export function scrub(text: string, secrets: Secrets = {}): string {
-  const memo = text.length <= SCRUB_MEMO_MAX_TEXT ? scrubMemoFor(secrets) : undefined;
-  const hit = memo?.get(text);
+  if (text.length > SCRUB_MEMO_MAX_TEXT) return replaceFinds(text, findSecrets(text, secrets));
+  const hit = scrubMemoFor(secrets).get(text);
   if (hit !== undefined) return hit;
-  const finds = findSecrets(text, secrets);
-  let out = finds.length === 0 ? text : '';
-  if (finds.length > 0) {
-    let at = 0;
-    for (const f of finds) {
-      out += text.slice(at, f.start) + f.replacement;
-      at = f.end;
-    }
-    out += text.slice(at);
+  const out = replaceFinds(text, findSecrets(text, secrets));
+  scrubMemoChars += text.length;
+  if (scrubMemoChars > SCRUB_MEMO_MAX_CHARS) {
+    scrubMemo.clear();
+    scrubMemoChars = text.length;
   }
-  if (memo) {
-    scrubMemoChars += text.length;
-    if (scrubMemoChars > SCRUB_MEMO_MAX_CHARS) {
-      scrubMemo.clear();
-      scrubMemoChars = text.length;
-    }
-    scrubMemoFor(secrets).set(text, out);
-  }
+  scrubMemoFor(secrets).set(text, out);
   return out;
+}
+
+/** `text` with each find replaced by its replacement (finds in text order, not overlapping). */
+function replaceFinds(text: string, finds: readonly SecretFind[]): string {
+  if (finds.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const f of finds) {
+    out += text.slice(at, f.start) + f.replacement;
+    at = f.end;
+  }
+  return out + text.slice(at);
 }
 
 // An agent sends its system prompt and tool schemas with every model call, and every test of a worker sends the

@@ -169,9 +169,14 @@ export function agentRoots(r: TestRoots): Record<string, string> {
   return out;
 }
 
-/** Removes a test's root. */
+/** Removes a test's root and its temporary directory. */
 export async function removeTestRoots(r: TestRoots): Promise<void> {
-  await Promise.all([r.root, r.tmp].map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all([rm(r.root, { recursive: true, force: true }), removeTestTemporary(r)]);
+}
+
+/** Removes a test's temporary directory alone (what its agent's runtime unpacked), as when its roots are kept. */
+export async function removeTestTemporary(r: TestRoots): Promise<void> {
+  await rm(r.tmp, { recursive: true, force: true });
 }
 
 /**

@@ -2,9 +2,8 @@
  * The generated directories of one test's scenario runs: removed when the test passes, kept when it
  * fails so a user can look at what the agent left (workspace, persisted log, spill files, HOME).
  */
-import { rm } from 'node:fs/promises';
 import type { TestInfo } from '@playwright/test';
-import { removeTestRoots, type TestRoots } from './roots.js';
+import { removeTestRoots, removeTestTemporary, type TestRoots } from './roots.js';
 
 /** The roots every run of one test created, in creation order. */
 export class RunDirs {
@@ -27,7 +26,7 @@ export class RunDirs {
 
   /** Removes every tracked root's temporary directory (TestRoots.tmp), keeping the roots. */
   async removeTemporary(): Promise<void> {
-    await Promise.all(this.roots.map((r) => rm(r.tmp, { recursive: true, force: true })));
+    await Promise.all(this.roots.map(removeTestTemporary));
   }
 
   /** Removes every tracked root. */
